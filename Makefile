@@ -1,0 +1,95 @@
+# THP page cache for ramfs: build the packaged 6.1 kernel with thp-series/,
+# boot it in QEMU, run the probes and workloads.  See README.md.
+
+CACHE   ?= $(HOME)/.cache/thp-pagecache
+OUT     ?= $(CURDIR)/out
+KERNEL  ?= patched
+export THP_CACHE := $(CACHE)
+export THP_OUT := $(OUT)
+
+SRC     := $(CACHE)/linux
+S       := $(CURDIR)/scripts
+VARIANT := $(KERNEL)$(if $(DEBUG),-debug)
+
+DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make \
+	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
+	python3-matplotlib xz-utils kmod rsync
+DEPS_STAMP := $(OUT)/.deps
+
+.PHONY: all deps tree kernel kernels progs initramfs shell test test-stock \
+	test-debug stress export check-series check-bisect bench bench-icount \
+	clean distclean help
+
+all: kernel initramfs
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## deps         install the Debian packages the project needs (apt-get)
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): Makefile
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+	@mkdir -p $(OUT) && touch $@
+
+## tree         extract linux-source into $(CACHE) and apply thp-series/series
+tree: deps
+	@$(S)/tree.sh
+
+## kernel       build the kernel (KERNEL=patched|stock, DEBUG=1 for debug.config)
+kernel: tree
+	@$(S)/kernel.sh $(VARIANT)
+
+kernels: tree
+	@$(S)/kernel.sh stock && $(S)/kernel.sh patched
+
+## progs        build the static C workloads and probes
+progs: tree
+	@$(MAKE) -s -C workloads OUT=$(OUT)/bin
+	@$(MAKE) -s -C sysfs-probes OUT=$(OUT)/bin KSRC=$(SRC)
+
+## initramfs    busybox, our programs, guest/ scripts, fio, numactl, perf
+initramfs: progs
+	@$(S)/initramfs.sh
+
+## shell        boot KERNEL into an interactive shell (exit powers off)
+shell: kernel initramfs
+	@$(S)/guest.sh $$($(S)/kernel.sh $(VARIANT)) $(OUT)/shell shell
+
+## test         boot the patched kernel, run every test, print the counts
+test: kernel initramfs
+	@$(S)/test.sh $(VARIANT)
+
+## test-stock   the probes on the stock kernel with --require (expected to fail)
+test-stock: initramfs
+	@$(MAKE) -s kernel KERNEL=stock
+	@THP_REQUIRE=1 $(S)/test.sh stock
+
+## test-debug   the tests on the debug kernel (DEBUG_VM, PROVE_LOCKING, KASAN)
+test-debug: initramfs
+	@$(MAKE) -s kernel DEBUG=1
+	@$(S)/test.sh $(KERNEL)-debug
+
+## export       regenerate thp-series/*.patch and series from the tree's commits
+export:
+	@$(S)/export.sh
+
+## check-series checkpatch --strict every patch and build after each (bisect)
+check-series: tree
+	@$(S)/check-series.sh
+
+## clean        remove our build outputs ($(OUT))
+clean:
+	@$(MAKE) -s -C workloads clean OUT=$(OUT)/bin || true
+	@$(MAKE) -s -C sysfs-probes clean OUT=$(OUT)/bin || true
+	rm -rf $(OUT)
+
+## distclean    also remove the kernel tree, builds and images in $(CACHE)
+distclean: clean
+	rm -rf $(CACHE)

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Run the guest test list (or the names in $THP_TESTS) and print JSON lines.
+. /guest/lib.sh
+list=/guest/tests.list
+n=$(grep -cv '^#' $list)
+i=0
+grep -v '^#' $list | while read -r name cmd; do
+	i=$((i + 1))
+	if [ -n "$THP_TESTS" ] && ! echo " $THP_TESTS " | grep -q " $name "; then
+		continue
+	fi
+	echo "{\"type\":\"progress\",\"msg\":\"test $i/$n: $name\"}"
+	# shellcheck disable=SC2086
+	run_one "$name" $cmd
+	# Leave no state behind for the next test.
+	rm -rf /mnt/ramfs/* /mnt/ramfs-4k/* /mnt/tmpfs-huge/* /mnt/tmpfs/* 2>/dev/null
+done
+echo "{\"type\":\"dmesg_lines\",\"n\":$(dmesg | wc -l)}"

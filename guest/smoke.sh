@@ -1,0 +1,33 @@
+#!/bin/sh
+# Pipeline smoke test: the kernel we built, its config, NUMA, PMD-sized
+# page-cache folios at all (tmpfs huge=always).
+n=0
+t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2${3:+ # $3}"; fi; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+cfg() { zcat /proc/config.gz | grep -E "^$1=|^# $1 is not set" || echo "$1 absent"; }
+mem() { sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo; }
+
+echo "{\"type\":\"uname\",\"release\":\"$(uname -r)\",\"version\":\"$(uname -v)\"}"
+echo "1..5"
+
+c=$(cfg CONFIG_BASE_SMALL)
+[ "$c" = "CONFIG_BASE_SMALL=0" ]; t $? "CONFIG_BASE_SMALL is 0" "got: $c"
+
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+[ "$nodes" = 2 ]; t $? "two NUMA nodes" "got $nodes"
+
+c=$(cfg CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE)
+case "$c" in
+*absent) [ "$THP_REQUIRE" = 1 ] && t 1 "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE=y" "option absent" \
+	|| skip "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE=y" "option not in this kernel's tree" ;;
+*) [ "$c" = CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE=y ]; t $? "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE=y" "got: $c" ;;
+esac
+
+before=$(mem ShmemHugePages)
+dd if=/dev/zero of=/mnt/tmpfs-huge/smoke bs=1M count=64 2>/dev/null
+during=$(mem ShmemHugePages)
+[ $((during - before)) -ge 32768 ]; t $? "tmpfs huge=always: 64 MiB write adds >= 32768 kB ShmemHugePages" \
+	"before $before kB, after $during kB"
+rm /mnt/tmpfs-huge/smoke
+after=$(mem ShmemHugePages)
+[ "$after" = "$before" ]; t $? "tmpfs huge=always: unlink returns ShmemHugePages" "before $before kB, after unlink $after kB"

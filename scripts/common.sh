@@ -1,0 +1,39 @@
+# Sourced by every script: where things live and small helpers.
+# shellcheck shell=bash
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${THP_CACHE:-$HOME/.cache/thp-pagecache}
+SRC=$CACHE/linux            # git repo: branch "series" = base + thp-series
+STOCK=$CACHE/linux-stock    # worktree pinned at the pristine base
+BUILD=$CACHE/build          # one O= directory per variant
+IMAGES=$CACHE/images        # bzImages keyed by what they were built from
+OUT=${THP_OUT:-$TOP/out}    # our own outputs (initramfs, logs, results)
+SERIES_DIR=$TOP/thp-series
+CONFIG_DIR=$SERIES_DIR/config
+
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+
+die() { echo "error: $*" >&2; exit 1; }
+note() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+# Time a phase and print it, as `make test` promises.
+phase() {
+	local name=$1 t0 rc=0
+	shift
+	t0=$(date +%s)
+	"$@" || rc=$?
+	note "$name: $(( $(date +%s) - t0 ))s"
+	return "$rc"
+}
+
+# Patches named by thp-series/series, in order (quilt format: first word).
+series_patches() {
+	[ -f "$SERIES_DIR/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]].*//' "$SERIES_DIR/series" | grep -v '^$' || true
+}
+
+# The packaged tarball: the newest linux-source-*.tar.xz in /usr/src.
+source_tarball() {
+	ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1
+}

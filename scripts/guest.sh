@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Boot a kernel in QEMU (TCG) with our initramfs and collect its results.
+# usage: guest.sh KERNEL OUTDIR MODE [TIMEOUT_S] [-- extra kernel args]
+# MODE: test | bench | shell.  Results arrive on the second serial port as
+# JSON lines in OUTDIR/results.jsonl; the console goes to OUTDIR/console.log.
+# Exit: 0 guest finished, 3 timeout (hang), 4 guest died without finishing.
+. "$(dirname "$0")/common.sh"
+
+kernel=$1 dir=$2 mode=$3 timeout=${4:-1500}
+shift $(( $# >= 4 ? 4 : $# ))
+[ "${1:-}" = -- ] && shift
+extra="$*"
+initrd=$OUT/initramfs.cpio
+[ -f "$kernel" ] || die "no kernel $kernel"
+[ -f "$initrd" ] || die "no initramfs $initrd: run 'make initramfs'"
+mkdir -p "$dir"
+rm -f "$dir/results.raw" "$dir/results.jsonl" "$dir/console.log"
+
+accel="-accel tcg,thread=multi"
+[ -n "${THP_ICOUNT:-}" ] && accel="-accel tcg,thread=single -icount shift=0,sleep=off"
+mem=${THP_GUEST_MB:-4096}
+half=$((mem / 2))
+qemu=(qemu-system-x86_64 $accel -smp 2,sockets=2,cores=1,threads=1 -m "${mem}M" -nodefaults -no-reboot
+	-object memory-backend-ram,id=m0,size=${half}M
+	-object memory-backend-ram,id=m1,size=$((mem - half))M
+	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1
+	-kernel "$kernel" -initrd "$initrd" -display none)
+cmdline="console=ttyS0 panic=-1 oops=panic softlockup_panic=0 hung_task_timeout_secs=60 thp.mode=$mode $extra"
+
+if [ "$mode" = shell ]; then
+	exec "${qemu[@]}" -serial mon:stdio -serial "file:$dir/results.raw" -append "$cmdline"
+fi
+
+"${qemu[@]}" -serial "file:$dir/console.log" -serial "file:$dir/results.raw" \
+	-append "$cmdline" </dev/null &
+qpid=$!
+t0=$(date +%s)
+shown=0
+rc=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 1
+	# Progress: print the guest's progress lines as they arrive.
+	if [ -f "$dir/results.raw" ]; then
+		lines=$(tr -d '\r' <"$dir/results.raw" | grep -c '"type":"progress"' || true)
+		if [ "$lines" -gt "$shown" ]; then
+			tr -d '\r' <"$dir/results.raw" | grep '"type":"progress"' | tail -n +$((shown + 1)) | \
+				sed -e 's/.*"msg":"\([^"]*\)".*/\1/' -e "s/^/  [$(( $(date +%s) - t0 ))s] /" >&2
+			shown=$lines
+		fi
+	fi
+	if [ $(( $(date +%s) - t0 )) -ge "$timeout" ]; then
+		kill -9 "$qpid" 2>/dev/null || true
+		rc=3
+		break
+	fi
+done
+wait "$qpid" 2>/dev/null || true
+tr -d '\r' <"$dir/results.raw" >"$dir/results.jsonl" 2>/dev/null || true
+if [ "$rc" = 3 ]; then
+	echo "guest: timeout after ${timeout}s (hang?); console tail:" >&2
+	tail -n 40 "$dir/console.log" >&2
+elif ! grep -q '"type":"end"' "$dir/results.jsonl"; then
+	rc=4
+	echo "guest: died before finishing; console tail:" >&2
+	tail -n 40 "$dir/console.log" >&2
+fi
+note "guest $mode: $(( $(date +%s) - t0 ))s"
+exit "$rc"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make initramfs: busybox, our static programs ($OUT/bin), guest/ scripts,
+# and fio, numactl and perf with the shared libraries ldd names.
+# Uncompressed: TCG decompresses slowly and QEMU loads the file directly.
+. "$(dirname "$0")/common.sh"
+
+img=$OUT/initramfs.cpio
+root=$OUT/initramfs
+rm -rf "$root"
+mkdir -p "$root"/{bin,usr/bin,proc,sys,dev,tmp,mnt,guest,etc}
+cp /bin/busybox "$root/bin/busybox"
+cp -r "$TOP/guest/." "$root/guest/"
+mv "$root/guest/init" "$root/init"
+[ -d "$OUT/bin" ] && cp "$OUT/bin/"* "$root/bin/" 2>/dev/null || true
+# The tree's own selftests, built by the Makefile, if present.
+[ -d "$OUT/selftests" ] && cp -r "$OUT/selftests" "$root/guest/selftests"
+
+for prog in /usr/bin/fio /usr/bin/numactl /usr/bin/perf; do
+	[ -x "$prog" ] || die "$prog missing: run 'make deps'"
+	cp "$prog" "$root/usr/bin/"
+	ldd "$prog" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
+# glibc looks for the loader here.
+[ -e "$root/lib64/ld-linux-x86-64.so.2" ] || die "dynamic loader not copied"
+echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) >"$img.tmp"
+mv "$img.tmp" "$img"
+note "initramfs: $(du -h "$img" | cut -f1)"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make test: boot the kernel once, run guest/tests.list, add the host's own
+# checks, print TAP and the closing count line; non-zero on any failure.
+# usage: test.sh VARIANT [extra kernel args]
+. "$(dirname "$0")/common.sh"
+
+variant=${1:-patched}
+shift || true
+image=$("$TOP/scripts/kernel.sh" "$variant")
+release=$(cat "${image%.bzImage}.release")
+dir=$OUT/test-$variant
+mkdir -p "$dir"
+host=$dir/host.jsonl
+: >"$host"
+
+# Host-side tests that need no guest: the analysis unit test.
+if [ -f "$TOP/analysis/test_report.py" ]; then
+	python3 "$TOP/analysis/test_report.py" 2>&1 | python3 "$TOP/scripts/tap2json.py" analysis >>"$host"
+fi
+
+timeout=${THP_TEST_TIMEOUT_S:-1800}
+[[ "$variant" == *-debug ]] && timeout=$((timeout * 2))
+grc=0
+"$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
+	${THP_TESTS:+thp.tests=$THP_TESTS} ${THP_REQUIRE:+thp.require=1} "$@" || grc=$?
+python3 "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
+	--release "$release" --guest-rc "$grc" --host "$host"
