@@ -25,7 +25,7 @@ qemu=(qemu-system-x86_64 $accel -smp 2,sockets=2,cores=1,threads=1 -m "${mem}M" 
 	-object memory-backend-ram,id=m1,size=$((mem - half))M
 	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1
 	-kernel "$kernel" -initrd "$initrd" -display none)
-cmdline="console=ttyS0 panic=-1 oops=panic softlockup_panic=0 hung_task_timeout_secs=60 thp.mode=$mode $extra"
+cmdline="console=ttyS0 panic=-1 oops=panic thp.mode=$mode $extra"
 
 if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$dir/results.raw" -append "$cmdline"
