@@ -1,0 +1,147 @@
+// The page_cache knob: every valid value reads back, junk is refused with
+// EINVAL and changes nothing, and toggling it under load keeps data intact.
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct { const char *in, *want; } valid[] = {
+	{ "always", "always" }, { "within_size", "within_size" },
+	{ "advise", "advise" }, { "never", "never" },
+	{ "always\n", "always" }, { "1", "always" }, { "0", "never" },
+	{ "1\n", "always" },
+};
+
+struct junk { const char *name; const char *buf; size_t len; };
+
+static void test_valid(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+		int err = knob_set("never") ?: knob_set(valid[i].in);
+		const char *got = knob_get();
+
+		ksft_test_result(!err && got && !strcmp(got, valid[i].want),
+				 "knob: '%.*s' reads back as %s (err %d, got %s)\n",
+				 (int)strcspn(valid[i].in, "\n"), valid[i].in,
+				 valid[i].want, err, got ? got : "?");
+	}
+}
+
+static void test_junk(void)
+{
+	static char big[4096];
+	const struct junk junk[] = {
+		{ "a lone newline", "\n", 1 }, { "a space", " ", 1 },
+		{ "spaces around", " always ", 8 }, { "2", "2", 1 },
+		{ "-1", "-1", 2 }, { "two newlines", "always\n\n", 8 },
+		{ "4 KiB of a", big, sizeof(big) - 1 },
+		{ "NUL then junk", "always\0junk", 11 },
+		{ "partial word", "alw", 3 }, { "longer word", "alwaysx", 7 },
+		{ "upper case", "ALWAYS", 6 }, { "default", "default", 7 },
+		{ "01", "01", 2 }, { "never,always", "never,always", 12 },
+	};
+	unsigned int i;
+
+	memset(big, 'a', sizeof(big) - 1);
+	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		const char *before, *after;
+		char was[32];
+		int err;
+
+		knob_set(i % 2 ? "advise" : "within_size");
+		before = knob_get();
+		snprintf(was, sizeof(was), "%s", before ? before : "?");
+		err = write_bytes(KNOB, junk[i].buf, junk[i].len);
+		after = knob_get();
+		ksft_test_result(err == -EINVAL && after && !strcmp(after, was),
+				 "knob: junk (%s) gives EINVAL and keeps %s (err %d, now %s)\n",
+				 junk[i].name, was, err, after ? after : "?");
+	}
+}
+
+static void test_empty_write(void)
+{
+	const char *after;
+	int err;
+
+	knob_set("advise");
+	err = write_bytes(KNOB, "", 0);
+	after = knob_get();
+	ksft_test_result(!err && after && !strcmp(after, "advise"),
+			 "knob: a 0-byte write is a no-op (err %d, now %s)\n",
+			 err, after ? after : "?");
+}
+
+/* Writers rewrite their own files while the knob flips; data must hold. */
+struct writer { const char *dir; int id; volatile int *stop; long long bad; };
+
+static void *writer(void *arg)
+{
+	struct writer *w = arg;
+	char path[128];
+	uint64_t seed;
+
+	snprintf(path, sizeof(path), "%s/w%d", w->dir, w->id);
+	for (seed = 1; !*w->stop && w->bad < 0; seed++) {
+		size_t len = (3 + w->id) * MiB + 12345;
+
+		if (write_file(path, len, 256 * KiB + 7 * w->id, seed))
+			w->bad = 0;
+		else
+			w->bad = check_file(path, len, seed);
+		unlink(path);
+	}
+	return NULL;
+}
+
+static void test_toggle_under_load(const char *dir)
+{
+	static const char *words[] = { "always", "never", "within_size", "1", "0" };
+	struct writer w[2];
+	pthread_t t[2];
+	volatile int stop = 0;
+	double end = now_s() + 3;
+	int i, flips = 0, ok = 1;
+
+	for (i = 0; i < 2; i++) {
+		w[i] = (struct writer){ dir, i, &stop, -1 };
+		pthread_create(&t[i], NULL, writer, &w[i]);
+	}
+	while (now_s() < end) {
+		if (knob_set(words[flips++ % 5]))
+			ok = 0;
+		usleep(20000);
+	}
+	stop = 1;
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		if (w[i].bad >= 0) {
+			msg("writer %d: data mismatch at offset %lld\n", i, w[i].bad);
+			ok = 0;
+		}
+	}
+	ksft_test_result(ok, "knob: %d flips under 2 writers, data intact\n", flips);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir;
+
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE", 8 + 14 + 1 + 1);
+	test_valid();
+	test_junk();
+	test_empty_write();
+	dir = mount_fs("ramfs", "");
+	if (!dir)
+		ksft_test_result_fail("knob: mount ramfs: %s\n", strerror(errno));
+	else
+		test_toggle_under_load(dir);
+	ksft_finished();
+}

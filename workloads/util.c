@@ -1,0 +1,274 @@
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY), n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return 0;
+}
+
+int write_bytes(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* "Name:   value kB" or "name value" lines; prefix lets node files match. */
+static long field_in(const char *path, const char *prefix, const char *field)
+{
+	static char buf[64 * 1024];
+	size_t fl = strlen(field);
+	char *p;
+
+	if (read_text(path, buf, sizeof(buf)))
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		char *q = p;
+
+		if (prefix) {
+			if (strncmp(q, prefix, strlen(prefix)))
+				continue;
+			q += strlen(prefix);
+		}
+		if (strncmp(q, field, fl) || (q[fl] != ':' && q[fl] != ' '))
+			continue;
+		return strtol(q + fl + 1, NULL, 10);
+	}
+	return -1;
+}
+
+long meminfo_kb(const char *field)
+{
+	return field_in("/proc/meminfo", NULL, field);
+}
+
+long node_meminfo_kb(int node, const char *field)
+{
+	char path[96], prefix[32];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	snprintf(prefix, sizeof(prefix), "Node %d ", node);
+	return field_in(path, prefix, field);
+}
+
+long vmstat_get(const char *field)
+{
+	return field_in("/proc/vmstat", NULL, field);
+}
+
+long cgroup_stat(const char *cgroup, const char *file, const char *field)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", cgroup, file);
+	return field_in(path, NULL, field);
+}
+
+/* Active objects times object size, from /proc/slabinfo. */
+long slab_bytes(const char *cache)
+{
+	static char buf[64 * 1024];
+	long active, num, size;
+	char *p;
+
+	if (read_text("/proc/slabinfo", buf, sizeof(buf)))
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t cl = strlen(cache);
+
+		if (strncmp(p, cache, cl) || p[cl] != ' ')
+			continue;
+		if (sscanf(p + cl, "%ld %ld %ld", &active, &num, &size) != 3)
+			return -1;
+		return active * size;
+	}
+	return -1;
+}
+
+const char *const counter_names[] = {
+	"FileHugePages", "FilePmdMapped", "MemFree", "Unevictable",
+	"ShmemHugePages", "node0.FileHugePages", "node1.FileHugePages",
+	"thp_write_alloc", "thp_write_alloc_failed", "thp_read_alloc",
+	"thp_read_alloc_failed", "thp_fault_file_alloc",
+	"thp_fault_file_alloc_failed", "thp_file_alloc", "thp_file_fallback",
+	"thp_file_mapped", "thp_split_page", "thp_split_page_failed",
+	"thp_split_pmd", "pgfault", "nr_file_hugepages", "nr_dirty",
+	"nr_file_pages", "radix_tree_node",
+};
+const int nr_counters = sizeof(counter_names) / sizeof(counter_names[0]);
+
+void counters_read(struct counters *c)
+{
+	struct rusage ru;
+	int i;
+
+	for (i = 0; i < nr_counters; i++) {
+		const char *n = counter_names[i];
+
+		if (!strncmp(n, "node", 4))
+			c->v[i] = node_meminfo_kb(n[4] - '0', strchr(n, '.') + 1);
+		else if (!strcmp(n, "radix_tree_node"))
+			c->v[i] = slab_bytes(n);
+		else if (n[0] >= 'A' && n[0] <= 'Z')
+			c->v[i] = meminfo_kb(n);
+		else
+			c->v[i] = vmstat_get(n);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	c->minflt = ru.ru_minflt;
+}
+
+long counter_delta(const struct counters *a, const struct counters *b,
+		   const char *name)
+{
+	int i;
+
+	if (!strcmp(name, "minflt"))
+		return b->minflt - a->minflt;
+	for (i = 0; i < nr_counters; i++)
+		if (!strcmp(counter_names[i], name))
+			return (a->v[i] < 0 || b->v[i] < 0) ? 0 : b->v[i] - a->v[i];
+	return 0;
+}
+
+/* "deltas":{...} with counters the kernel has; meminfo in kB. */
+void counters_json(FILE *f, const struct counters *a, const struct counters *b)
+{
+	int i;
+
+	fprintf(f, "\"deltas\":{\"minflt\":%ld", b->minflt - a->minflt);
+	for (i = 0; i < nr_counters; i++)
+		if (a->v[i] >= 0 && b->v[i] >= 0)
+			fprintf(f, ",\"%s\":%ld", counter_names[i], b->v[i] - a->v[i]);
+	fprintf(f, "}");
+}
+
+static inline uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* One 64-bit word per 8 bytes of file: cheap enough under TCG. */
+static inline uint64_t pattern_word(uint64_t seed, uint64_t word)
+{
+	return mix(seed ^ mix(word));
+}
+
+void pattern_fill(unsigned char *buf, size_t len, uint64_t off, uint64_t seed)
+{
+	while (len) {
+		uint64_t w = pattern_word(seed, off / 8);
+		size_t at = off % 8, n = 8 - at;
+
+		if (n > len)
+			n = len;
+		memcpy(buf, (unsigned char *)&w + at, n);
+		buf += n;
+		off += n;
+		len -= n;
+	}
+}
+
+long long pattern_check(const unsigned char *buf, size_t len, uint64_t off,
+			uint64_t seed)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		uint64_t w = pattern_word(seed, (off + i) / 8);
+		size_t at = (off + i) % 8, n = 8 - at;
+
+		if (n > len - i)
+			n = len - i;
+		if (memcmp(buf + i, (unsigned char *)&w + at, n)) {
+			while (buf[i] == ((unsigned char *)&w)[at])
+				i++, at++;
+			return off + i;
+		}
+		i += n;
+	}
+	return -1;
+}
+
+long long zero_check(const unsigned char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i])
+			return i;
+	return -1;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v *= KiB; end++; break;
+	case 'm': case 'M': v *= MiB; end++; break;
+	case 'g': case 'G': v *= GiB; end++; break;
+	}
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+uint64_t rng_next(uint64_t *state)
+{
+	*state += 0x9e3779b97f4a7c15ULL;
+	return mix(*state);
+}
