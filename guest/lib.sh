@@ -20,7 +20,7 @@ run_one() {
 	while IFS= read -r line; do
 		echo "$line" >/dev/console
 		case "$line" in
-		'{'*) echo "$line" ;;
+		'{'*) echo "{\"suite\":\"$suite\",${line#?}" ;;
 		"ok "*"# SKIP"*|"ok "*"# skip"*)
 			r=${line#*# [Ss][Kk][Ii][Pp] }
 			result "$suite" skip "${line%%#*}" "$r" ;;

@@ -63,6 +63,13 @@ def main():
                 out.append(("fail", f"{s}: exited with status {rc}", ""))
             elif not got:
                 out.append(("fail", f"{s}: printed no result", ""))
+        elif t == "workload":
+            name = (f"{r.get('workload')} {r.get('mode')} on {r.get('fs')} "
+                    f"{r.get('mount', '')} (knob {r.get('knob')})")
+            ok = r.get("ok") is True
+            out.append(("pass" if ok else "fail", f"{r.get('suite', 'workload')}: {name}",
+                        "" if ok else str(r.get("error"))))
+            seen.setdefault(r.get("suite"), []).append("pass" if ok else "fail")
         elif t == "uname" and a.release:
             rel = r.get("release", "")
             ok = rel.rstrip("+") == a.release.rstrip("+")

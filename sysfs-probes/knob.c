@@ -134,7 +134,8 @@ int main(int argc, char **argv)
 {
 	const char *dir;
 
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE", 8 + 14 + 1 + 1);
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	ksft_set_plan(8 + 14 + 1 + 1);
 	test_valid();
 	test_junk();
 	test_empty_write();

@@ -40,7 +40,7 @@ int config_has(const char *opt)
 	return found;
 }
 
-void probe_init(int argc, char **argv, const char *opt, unsigned int plan)
+void probe_init(int argc, char **argv, const char *opt)
 {
 	const char *req = getenv("THP_REQUIRE");
 	int require = req && !strcmp(req, "1");
@@ -68,7 +68,6 @@ void probe_init(int argc, char **argv, const char *opt, unsigned int plan)
 		}
 		ksft_exit_skip("%s is not set in this kernel\n", opt);
 	}
-	ksft_set_plan(plan);
 }
 
 const char *knob_get(void)
@@ -101,8 +100,10 @@ const char *mount_fs(const char *type, const char *opts)
 {
 	char *dir;
 
-	if (nr_mounts == 8)
+	if (nr_mounts == 8) {
+		errno = EMFILE;
 		return NULL;
+	}
 	dir = mounts[nr_mounts];
 	snprintf(dir, sizeof(mounts[0]), "/tmp/%s.%d.%d", type, getpid(), nr_mounts);
 	mkdir(dir, 0755);

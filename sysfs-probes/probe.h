@@ -8,12 +8,16 @@
 #define KNOB	"/sys/kernel/mm/transparent_hugepage/page_cache"
 #define SPLIT	"/sys/kernel/debug/split_huge_pages"
 
+extern int probe_node;		/* --node N: where memory should land */
+
 /*
  * Skip the whole probe unless the kernel has @opt (from /proc/config.gz);
  * with --require or THP_REQUIRE=1 a missing option is a failure instead.
+ * The probe then calls ksft_set_plan() itself: kselftest.h keeps its
+ * counters static, one copy per file, so all ksft_* result calls and
+ * ksft_finished() must come from the probe's own file.
  */
-extern int probe_node;		/* --node N: where memory should land */
-void probe_init(int argc, char **argv, const char *opt, unsigned int plan);
+void probe_init(int argc, char **argv, const char *opt);
 int config_has(const char *opt);
 
 /* The knob's current word (the one in brackets), or NULL. */

@@ -122,11 +122,21 @@ const char *const counter_names[] = {
 };
 const int nr_counters = sizeof(counter_names) / sizeof(counter_names[0]);
 
+/*
+ * Fold the per-CPU vmstat diffs into the global counters, which otherwise
+ * lag by up to a threshold per CPU: exact deltas need this first.
+ */
+void vm_stat_refresh(void)
+{
+	write_bytes("/proc/sys/vm/stat_refresh", "1", 1);
+}
+
 void counters_read(struct counters *c)
 {
 	struct rusage ru;
 	int i;
 
+	vm_stat_refresh();
 	for (i = 0; i < nr_counters; i++) {
 		const char *n = counter_names[i];
 

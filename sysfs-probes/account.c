@@ -1,0 +1,187 @@
+// Accounting: for each policy and each way of creating folios, FileHugePages
+// (global, per node, memcg file_thp), nr_file_hugepages and the thp_* events
+// move by exactly the expected amount and return to baseline after unlink.
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SIZE	(64 * MiB)
+#define NR	(SIZE / HPAGE)
+#define CG	"/sys/fs/cgroup/thp-account"
+
+enum how { WRITE, WRITE_SIZED, READ_HOLE, FALLOCATE };
+static const char *const how_name[] = { "write", "write into ftruncated", "read of hole",
+					"fallocate" };
+static const char *const how_event[] = { "thp_write_alloc", "thp_write_alloc", "thp_read_alloc",
+					 "thp_write_alloc" };
+
+struct snap {
+	long fhp, node, nr_thps, nr_pages, unevict, memcg, ev[4];
+};
+
+static const char *const events[] = { "thp_write_alloc", "thp_write_alloc_failed",
+				      "thp_read_alloc", "thp_read_alloc_failed" };
+
+static void snap(struct snap *s)
+{
+	int i;
+
+	vm_stat_refresh();
+	s->fhp = meminfo_kb("FileHugePages");
+	s->node = node_meminfo_kb(probe_node, "FileHugePages");
+	s->nr_thps = vmstat_get("nr_file_hugepages");
+	s->nr_pages = vmstat_get("nr_file_pages");
+	s->unevict = meminfo_kb("Unevictable");
+	s->memcg = cgroup_stat(CG, "memory.stat", "file_thp");
+	for (i = 0; i < 4; i++)
+		s->ev[i] = vmstat_get(events[i]);
+}
+
+static int make(const char *path, enum how how)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), ret = 0;
+	char *buf = malloc(MiB);
+	size_t off;
+
+	if (fd < 0 || !buf)
+		return -1;
+	if (how == WRITE_SIZED || how == READ_HOLE)
+		ret = ftruncate(fd, SIZE);
+	for (off = 0; off < SIZE && !ret; off += MiB) {
+		if (how == READ_HOLE) {
+			ret = pread(fd, buf, MiB, off) == (ssize_t)MiB ? 0 : -1;
+			if (!ret && zero_check((unsigned char *)buf, MiB) >= 0)
+				ret = -1;
+		} else if (how != FALLOCATE) {
+			pattern_fill((unsigned char *)buf, MiB, off, 7);
+			ret = pwrite(fd, buf, MiB, off) == (ssize_t)MiB ? 0 : -1;
+		}
+	}
+	if (how == FALLOCATE && !ret)
+		ret = fallocate(fd, 0, 0, SIZE);
+	close(fd);
+	free(buf);
+	return ret;
+}
+
+/* Expected number of huge folios for this policy and way of creation. */
+static long expect(const char *policy, enum how how)
+{
+	if (!strcmp(policy, "always"))
+		return NR;
+	if (!strcmp(policy, "within_size"))
+		return how == WRITE_SIZED || how == READ_HOLE ? NR : 0;
+	return 0;
+}
+
+static void one(const char *dir, const char *policy, enum how how)
+{
+	struct snap a, b, c;
+	char path[128];
+	long n = expect(policy, how), kb = n * HPAGE / KiB;
+	int i, ok, err;
+
+	snprintf(path, sizeof(path), "%s/acct", dir);
+	knob_set(policy);
+	snap(&a);
+	err = make(path, how);
+	snap(&b);
+	ok = !err && b.fhp - a.fhp == kb && b.node - a.node == kb &&
+	     b.nr_thps - a.nr_thps == n && b.nr_pages - a.nr_pages == (long)(SIZE / PAGE) &&
+	     (a.memcg < 0 || b.memcg - a.memcg == n * (long)HPAGE);
+	for (i = 0; i < 4; i++) {
+		long want = !strcmp(events[i], how_event[how]) ? n : 0;
+
+		if (b.ev[i] - a.ev[i] != want) {
+			msg("%s: want +%ld, got +%ld\n", events[i], want, b.ev[i] - a.ev[i]);
+			ok = 0;
+		}
+	}
+	ksft_test_result(ok, "account: %s, %s: FileHugePages %+ld kB (want %+ld), node%d %+ld, nr_file_hugepages %+ld, memcg file_thp %+ld, err %d\n",
+			 policy, how_name[how], b.fhp - a.fhp, kb, probe_node, b.node - a.node,
+			 b.nr_thps - a.nr_thps, a.memcg < 0 ? 0 : b.memcg - a.memcg, err);
+	unlink(path);
+	snap(&c);
+	ksft_test_result(c.fhp == a.fhp && c.node == a.node && c.nr_thps == a.nr_thps &&
+			 c.nr_pages == a.nr_pages && c.unevict == a.unevict && c.memcg == a.memcg,
+			 "account: %s, %s: unlink returns FileHugePages (%+ld kB), nr_file_pages (%+ld), Unevictable (%+ld kB), memcg (%+ld)\n",
+			 policy, how_name[how], c.fhp - a.fhp, c.nr_pages - a.nr_pages,
+			 c.unevict - a.unevict, c.memcg - a.memcg);
+}
+
+static void test_memfree(const char *dir)
+{
+	char path[128];
+	long before, after;
+
+	snprintf(path, sizeof(path), "%s/memfree", dir);
+	knob_set("always");
+	make(path, WRITE);		/* warm-up: fills per-CPU free lists */
+	unlink(path);
+	before = meminfo_kb("MemFree");
+	make(path, WRITE);
+	unlink(path);
+	after = meminfo_kb("MemFree");
+	ksft_test_result(labs(after - before) <= 1024,
+			 "account: MemFree returns within 1 MiB after write+unlink (%+ld kB)\n",
+			 after - before);
+}
+
+/* mm_filemap_add_to_page_cache prints the folio order: ours are 9. */
+static void test_tracepoint(const char *dir)
+{
+	static char buf[256 * 1024];
+	const char *ev = "/sys/kernel/tracing/events/filemap/mm_filemap_add_to_page_cache/enable";
+	char path[128];
+
+	if (access(ev, W_OK)) {
+		ksft_test_result_skip("account: tracepoint not available (%s)\n", ev);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	knob_set("always");
+	write_bytes("/sys/kernel/tracing/trace", "", 0);
+	write_bytes(ev, "1", 1);
+	write_file(path, 4 * MiB, MiB, 3);
+	write_bytes(ev, "0", 1);
+	read_text("/sys/kernel/tracing/trace", buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "order=9") != NULL,
+			 "account: mm_filemap_add_to_page_cache shows order=9\n");
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const policies[] = { "always", "within_size", "never" };
+	char pid[16];
+	const char *dir;
+	int p, h, in_cg;
+
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	ksft_set_plan(3 * 4 * 2 + 2);
+	/* A memcg of our own, so that memory.stat file_thp is ours alone. */
+	mkdir(CG, 0755);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	in_cg = !write_bytes(CG "/cgroup.procs", pid, strlen(pid));
+	if (!in_cg)
+		msg("no memcg (%s): memcg file_thp not checked\n", CG);
+	dir = mount_fs("ramfs", "");
+	if (!dir)
+		ksft_exit_fail_msg("mount ramfs: %s\n", strerror(errno));
+	for (p = 0; p < 3; p++)
+		for (h = WRITE; h <= FALLOCATE; h++)
+			one(dir, policies[p], h);
+	test_memfree(dir);
+	test_tracepoint(dir);
+	if (in_cg) {
+		write_bytes("/sys/fs/cgroup/cgroup.procs", pid, strlen(pid));
+		rmdir(CG);
+	}
+	ksft_finished();
+}

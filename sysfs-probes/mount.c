@@ -1,0 +1,117 @@
+// The ramfs huge= mount option: valid words mount and show in /proc/mounts,
+// bad ones fail with EINVAL and mount nothing, remount changes the value
+// and a failed remount keeps the old one; unknown keys stay ignored.
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The huge= shown for @dir in /proc/mounts, "" if none, NULL if absent. */
+static const char *shown(const char *dir)
+{
+	static char line[512], want[128];
+	char *p, *e;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	snprintf(want, sizeof(want), " %s ramfs ", dir);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, want))
+			continue;
+		fclose(f);
+		p = strstr(line, "huge=");
+		if (!p)
+			return "";
+		p += 5;
+		e = strpbrk(p, ", ");
+		if (e)
+			*e = 0;
+		return p;
+	}
+	if (f)
+		fclose(f);
+	return NULL;
+}
+
+static void test_valid(void)
+{
+	static const char *const words[] = { "always", "within_size", "advise", "never" };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		char opts[32];
+		const char *dir, *got;
+
+		snprintf(opts, sizeof(opts), "huge=%s", words[i]);
+		dir = mount_fs("ramfs", opts);
+		got = dir ? shown(dir) : NULL;
+		ksft_test_result(got && !strcmp(got, words[i]),
+				 "mount: huge=%s mounts and shows in /proc/mounts (got %s)\n",
+				 words[i], got ? got : "no mount");
+		if (dir)
+			umount(dir);
+	}
+}
+
+static void test_bad(void)
+{
+	static const char *const bad[] = { "huge=", "huge=bogus", "huge=1", "huge=alway",
+					   "huge=ALWAYS", "huge=always ", "huge" };
+	char dir[64];
+	unsigned int i;
+
+	snprintf(dir, sizeof(dir), "/tmp/badmount.%d", getpid());
+	mkdir(dir, 0755);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = mount("ramfs", dir, "ramfs", 0, bad[i]), e = errno;
+
+		if (!ret)
+			umount(dir);
+		ksft_test_result(ret && e == EINVAL && !shown(dir),
+				 "mount: '%s' fails with EINVAL, nothing mounted (ret %d, %s)\n",
+				 bad[i], ret, ret ? strerror(e) : "mounted");
+	}
+	rmdir(dir);
+}
+
+static void test_remount(void)
+{
+	const char *dir = mount_fs("ramfs", "huge=always,nosuchoption=1");
+	const char *got;
+	int ret, e;
+
+	ksft_test_result(dir && !strcmp(shown(dir), "always"),
+			 "mount: unknown keys are ignored (huge=always,nosuchoption=1 mounts)\n");
+	if (!dir)
+		return;
+	ret = mount("ramfs", dir, "ramfs", MS_REMOUNT, "huge=never");
+	got = shown(dir);
+	ksft_test_result(!ret && got && !strcmp(got, "never"),
+			 "mount: remount huge=never takes effect (ret %d, shows %s)\n", ret, got);
+	ret = mount("ramfs", dir, "ramfs", MS_REMOUNT, "huge=junk");
+	e = errno;
+	got = shown(dir);
+	ksft_test_result(ret && e == EINVAL && got && !strcmp(got, "never"),
+			 "mount: bad remount fails with EINVAL and keeps huge=never (shows %s)\n", got);
+	ret = mount("ramfs", dir, "ramfs", MS_REMOUNT, "mode=700");
+	got = shown(dir);
+	ksft_test_result(!ret && got && !strcmp(got, "never"),
+			 "mount: remount without huge= keeps it (shows %s)\n", got);
+	ret = mount("ramfs", dir, "ramfs", MS_REMOUNT, "huge=default");
+	got = shown(dir);
+	ksft_test_result(!ret && got && !strcmp(got, ""),
+			 "mount: remount huge=default follows the knob, shows no huge= (shows '%s')\n", got);
+}
+
+int main(int argc, char **argv)
+{
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	ksft_set_plan(4 + 7 + 5);
+	test_valid();
+	test_bad();
+	test_remount();
+	ksft_finished();
+}

@@ -1,0 +1,91 @@
+// Truncate and punch hole at offsets around 2 MiB boundaries: data before
+// the cut stays, re-extension reads zeros, and huge folios past the cut go.
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SIZE	(8 * MiB)	/* four huge folios */
+
+static const uint64_t cuts[] = { 0, 1, 4095, 4096, HPAGE - 1, HPAGE, HPAGE + 1,
+				 3 * MiB + 123, 2 * HPAGE - 4096, 2 * HPAGE, SIZE - 1 };
+#define NCUTS (sizeof(cuts) / sizeof(cuts[0]))
+
+static unsigned char buf[SIZE];
+
+/* Expect pattern in [0, from) and [to, SIZE), zeros in [from, to). */
+static long long check(int fd, uint64_t from, uint64_t to)
+{
+	long long bad, z;
+
+	if (pread(fd, buf, SIZE, 0) != SIZE)
+		return 0;
+	if ((bad = pattern_check(buf, from, 0, 5)) >= 0)
+		return bad;
+	if ((z = zero_check(buf + from, to - from)) >= 0)
+		return from + z;
+	return pattern_check(buf + to, SIZE - to, to, 5);
+}
+
+static void cut(const char *dir, uint64_t at, int punch)
+{
+	char path[128];
+	long before, after, want;
+	long long bad;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/t", dir);
+	write_file(path, SIZE, MiB, 5);
+	fd = open(path, O_RDWR);
+	before = meminfo_kb("FileHugePages");
+	if (punch) {
+		/* Punch [at, at + 2M + 1): covers a whole folio or two partials. */
+		uint64_t len = at + HPAGE + 1 > SIZE ? SIZE - at : HPAGE + 1;
+
+		err = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at, len);
+		after = meminfo_kb("FileHugePages");
+		bad = err ? 0 : check(fd, at, at + len);
+		/* Folios the hole touches are freed or split; the others stay. */
+		want = (long)((SIZE / HPAGE) - ((at + len + HPAGE - 1) / HPAGE - at / HPAGE)) * 2048;
+		ksft_test_result(!err && bad < 0 && after - before == want - 4 * 2048,
+				 "truncate: punch [%llu, +%llu): data kept, hole zeros (mismatch %lld), FileHugePages %ld -> %ld kB (want %ld)\n",
+				 (unsigned long long)at, (unsigned long long)len, bad, before, after, want);
+	} else {
+		err = ftruncate(fd, at) || ftruncate(fd, SIZE);
+		after = meminfo_kb("FileHugePages");
+		bad = err ? 0 : check(fd, at, SIZE);
+		want = (long)(at / HPAGE) * 2048;
+		ksft_test_result(!err && bad < 0 && after - before == want - 4 * 2048,
+				 "truncate: to %llu and back: data kept, tail zeros (mismatch %lld), FileHugePages %ld -> %ld kB (want %ld)\n",
+				 (unsigned long long)at, bad, before, after, want);
+	}
+	close(fd);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir;
+	unsigned int i;
+	long dirty0;
+
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	ksft_set_plan(2 * NCUTS + 1);
+	dir = mount_fs("ramfs", "huge=always");
+	if (!dir)
+		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
+	dirty0 = vmstat_get("nr_dirty");
+	for (i = 0; i < NCUTS; i++)
+		cut(dir, cuts[i], 0);
+	for (i = 0; i < NCUTS; i++)
+		cut(dir, cuts[i], 1);
+	/* ramfs folios are never counted dirty: splits must not uncount them. */
+	ksft_test_result(vmstat_get("nr_dirty") == dirty0,
+			 "truncate: nr_dirty unchanged across splits (%ld -> %ld)\n",
+			 dirty0, vmstat_get("nr_dirty"));
+	ksft_finished();
+}
