@@ -16,7 +16,7 @@ run_one() {
 	echo "== $suite: $*" >/dev/console
 	rcfile=/tmp/rc.$$
 	# kselftest/TAP: "ok N desc", "not ok N desc", "ok N desc # SKIP why".
-	( timeout "${THP_TEST_TIMEOUT:-600}" "$@" 2>&1; echo $? >$rcfile ) | \
+	( timeout "${THP_TEST_TIMEOUT:-300}" "$@" 2>&1; echo $? >$rcfile ) | \
 	while IFS= read -r line; do
 		echo "$line" >/dev/console
 		case "$line" in

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Run the guest test list (or the names in $THP_TESTS) and print JSON lines.
 . /guest/lib.sh
+# The host checks that this is the kernel it just built.
+echo "{\"type\":\"uname\",\"release\":\"$(uname -r)\",\"version\":\"$(uname -v)\"}"
 list=/guest/tests.list
 n=$(grep -cv '^#' $list)
 i=0

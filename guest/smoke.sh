@@ -7,7 +7,6 @@ skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 cfg() { zcat /proc/config.gz | grep -E "^$1=|^# $1 is not set" || echo "$1 absent"; }
 mem() { sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo; }
 
-echo "{\"type\":\"uname\",\"release\":\"$(uname -r)\",\"version\":\"$(uname -v)\"}"
 echo "1..5"
 
 c=$(cfg CONFIG_BASE_SMALL)

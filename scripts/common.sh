@@ -12,6 +12,8 @@ OUT=${THP_OUT:-$TOP/out}    # our own outputs (initramfs, logs, results)
 SERIES_DIR=$TOP/thp-series
 CONFIG_DIR=$SERIES_DIR/config
 
+# Debian's python3 (with python3-matplotlib), not whatever is first on PATH.
+PY=/usr/bin/python3
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 die() { echo "error: $*" >&2; exit 1; }

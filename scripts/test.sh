@@ -15,7 +15,7 @@ host=$dir/host.jsonl
 
 # Host-side tests that need no guest: the analysis unit test.
 if [ -f "$TOP/analysis/test_report.py" ]; then
-	python3 "$TOP/analysis/test_report.py" 2>&1 | python3 "$TOP/scripts/tap2json.py" analysis >>"$host"
+	"$PY" "$TOP/analysis/test_report.py" 2>&1 | "$PY" "$TOP/scripts/tap2json.py" analysis >>"$host"
 fi
 
 timeout=${THP_TEST_TIMEOUT_S:-1800}
@@ -23,5 +23,5 @@ timeout=${THP_TEST_TIMEOUT_S:-1800}
 grc=0
 "$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
 	${THP_TESTS:+thp.tests=$THP_TESTS} ${THP_REQUIRE:+thp.require=1} "$@" || grc=$?
-python3 "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
+"$PY" "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
 	--release "$release" --guest-rc "$grc" --host "$host"

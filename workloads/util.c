@@ -150,7 +150,8 @@ void counters_read(struct counters *c)
 			c->v[i] = vmstat_get(n);
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	c->minflt = ru.ru_minflt;
+	/* Faults on ramfs holes are major ones (->read_folio ran): count both. */
+	c->minflt = ru.ru_minflt + ru.ru_majflt;
 }
 
 long counter_delta(const struct counters *a, const struct counters *b,

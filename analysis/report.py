@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Turn workload JSON lines into report.md and PNG plots.
+
+usage: report.py RESULTS.jsonl [...] --out DIR [--title T]
+
+Rows are grouped by case (workload, mode, size, block size, pattern,
+madvise, private) and configuration (ramfs-THP, ramfs-4K, tmpfs-huge,
+tmpfs-4K, memcpy); each cell is the median over repetitions with min and
+max, and the ratio against ramfs-4K and memcpy of the same run."""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+CONFIGS = ["ramfs-THP", "ramfs-4K", "tmpfs-huge", "tmpfs-4K", "memcpy"]
+
+
+class InputError(Exception):
+    pass
+
+
+def load(paths):
+    rows = []
+    for path in paths:
+        try:
+            f = open(path, encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"cannot read {path}: {e.strerror}")
+        with f:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    raise InputError(f"{path}:{n}: not JSON: {line[:60]}")
+                if not isinstance(r, dict):
+                    raise InputError(f"{path}:{n}: not a JSON object")
+                if r.get("type") != "workload":
+                    continue
+                for key in ("workload", "params", "wall_s", "bytes"):
+                    if key not in r:
+                        raise InputError(f"{path}:{n}: workload record without '{key}'")
+                rows.append(r)
+    if not rows:
+        raise InputError("no workload records in " + ", ".join(paths))
+    return rows
+
+
+def huge_of(r):
+    """The policy in force: the mount's huge= if given, else (ramfs) the
+    page_cache knob's; tmpfs mounts default to never."""
+    for opt in r.get("mount", "").split(","):
+        if opt.startswith("huge="):
+            return opt[5:]
+    if r.get("fs") != "ramfs":
+        return "never"
+    knob = r.get("knob", "")
+    if "[" in knob:
+        return knob.split("[")[1].split("]")[0]
+    return "never"
+
+
+def config_of(r):
+    if r["workload"] == "memcpy":
+        return "memcpy"
+    fs, huge = r.get("fs", "?"), huge_of(r)
+    if fs == "tmpfs":
+        return "tmpfs-huge" if huge in ("always", "within_size") else "tmpfs-4K"
+    if fs == "ramfs":
+        return {"always": "ramfs-THP", "never": "ramfs-4K"}.get(huge, f"ramfs-{huge}")
+    return fs
+
+
+def case_of(r):
+    p = r["params"]
+    name = f"{r['workload']} {r.get('mode', '')}".strip()
+    extra = []
+    if p.get("pattern") == "random":
+        extra.append("random")
+    if p.get("madvise", "none") != "none":
+        extra.append("madv-" + p["madvise"])
+    if p.get("private"):
+        extra.append("private")
+    return (name + (" " + " ".join(extra) if extra else ""), p.get("size", 0), p.get("bs", 0))
+
+
+def mib_s(r):
+    return r["bytes"] / 1048576 / r["wall_s"] if r["wall_s"] > 0 else 0.0
+
+
+def per_gib(r, key):
+    d = r.get("deltas", {}).get(key)
+    if d is None or not r["bytes"]:
+        return None
+    return d * (1 << 30) / r["bytes"]
+
+
+def summarize(rows):
+    """{case: {config: {"n", "median", "min", "max", "faults_gib", "xa_gib", "failed"}}}"""
+    cells = {}
+    for r in rows:
+        cells.setdefault(case_of(r), {}).setdefault(config_of(r), []).append(r)
+    out = {}
+    for case, by_cfg in cells.items():
+        out[case] = {}
+        for cfg, rs in by_cfg.items():
+            good = [x for x in rs if x.get("ok", True)]
+            v = [mib_s(x) for x in good]
+            f = [per_gib(x, "minflt") for x in good if per_gib(x, "minflt") is not None]
+            xa = [per_gib(x, "radix_tree_node") for x in good
+                  if per_gib(x, "radix_tree_node") is not None]
+            out[case][cfg] = {
+                "n": len(v), "failed": len(rs) - len(good),
+                "median": statistics.median(v) if v else None,
+                "min": min(v) if v else None, "max": max(v) if v else None,
+                "faults_gib": statistics.median(f) if f else None,
+                "xa_gib": statistics.median(xa) if xa else None,
+            }
+    return out
+
+
+def memcpy_median(summary, size):
+    v = [c["memcpy"]["median"] for (name, sz, bs), c in summary.items()
+         if sz == size and "memcpy" in c and c["memcpy"]["median"]]
+    return statistics.median(v) if v else None
+
+
+def ratios(summary, case):
+    """Ratio of each config's median to ramfs-4K's and to memcpy's."""
+    c = summary[case]
+    base = c.get("ramfs-4K", {}).get("median")
+    mc = memcpy_median(summary, case[1])
+    res = {}
+    for cfg, s in c.items():
+        m = s["median"]
+        res[cfg] = (m / base if m and base else None, m / mc if m and mc else None)
+    return res
+
+
+def fmt(x, nd=2):
+    return "-" if x is None else f"{x:.{nd}f}"
+
+
+def size_str(n):
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= div and n % div == 0:
+            return f"{n // div}{unit}"
+    return str(n)
+
+
+def table(summary):
+    lines = ["| case | size | bs | config | n | MiB/s median | min | max | vs ramfs-4K | vs memcpy "
+             "| faults/GiB | xarray B/GiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for case in sorted(summary, key=lambda k: (k[0], k[1], k[2])):
+        rat = ratios(summary, case)
+        for cfg in CONFIGS + sorted(set(summary[case]) - set(CONFIGS)):
+            s = summary[case].get(cfg)
+            if not s:
+                continue
+            med = fmt(s["median"], 1) + (f" ({s['failed']} failed)" if s["failed"] else "")
+            lines.append(f"| {case[0]} | {size_str(case[1])} | {size_str(case[2])} | {cfg} | {s['n']} "
+                         f"| {med} | {fmt(s['min'], 1)} | {fmt(s['max'], 1)} "
+                         f"| {fmt(rat[cfg][0])} | {fmt(rat[cfg][1])} "
+                         f"| {fmt(s['faults_gib'], 0)} | {fmt(s['xa_gib'], 0)} |")
+    return "\n".join(lines)
+
+
+def plots(summary, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    made = []
+    cases = sorted(summary, key=lambda k: (k[0], k[1], k[2]))
+    labels = [f"{c[0]}\n{size_str(c[1])}/{size_str(c[2])}" for c in cases]
+
+    def bars(key, title, fname, ylabel, log=False):
+        fig, ax = plt.subplots(figsize=(max(8, len(cases) * 0.9), 5))
+        w = 0.8 / len(CONFIGS)
+        for i, cfg in enumerate(CONFIGS):
+            ys = [(summary[c].get(cfg) or {}).get(key) or 0 for c in cases]
+            ax.bar([x + i * w for x in range(len(cases))], ys, w, label=cfg)
+        ax.set_xticks([x + 0.4 for x in range(len(cases))])
+        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        if log:
+            ax.set_yscale("symlog")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = os.path.join(outdir, fname)
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        made.append(path)
+
+    bars("median", "Throughput per workload (median)", "throughput.png", "MiB/s")
+    bars("faults_gib", "Minor faults per GiB", "faults.png", "faults/GiB", log=True)
+    bars("xa_gib", "xarray (radix_tree_node) bytes per GiB", "xarray.png", "bytes/GiB", log=True)
+
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for name in sorted({c[0] for c in cases if c[0].startswith(("write", "fault"))}):
+        for cfg in CONFIGS[:4]:
+            pts = sorted((c[1], summary[c][cfg]["median"]) for c in cases
+                         if c[0] == name and cfg in summary[c] and summary[c][cfg]["median"])
+            if len(pts) > 1:
+                ax.plot([p[0] / 1048576 for p in pts], [p[1] for p in pts], marker="o",
+                        label=f"{name} {cfg}")
+    ax.set_xscale("log")
+    ax.set_xlabel("file size (MiB)")
+    ax.set_ylabel("MiB/s")
+    ax.set_title("Throughput against file size")
+    if ax.get_lines():
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    path = os.path.join(outdir, "size.png")
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    made.append(path)
+    return made
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--title", default="THP page cache workloads")
+    a = ap.parse_args(argv)
+    try:
+        rows = load(a.results)
+    except InputError as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 2
+    os.makedirs(a.out, exist_ok=True)
+    summary = summarize(rows)
+    made = plots(summary, a.out)
+    kernels = sorted({r.get("kernel", "?") for r in rows})
+    failed = [r for r in rows if not r.get("ok", True)]
+    md = [f"# {a.title}", "", f"Kernel: {', '.join(kernels)}; {len(rows)} runs.", "",
+          "Medians over repetitions in one boot; ratios are of medians.", "", table(summary), ""]
+    if failed:
+        md += ["## Failed runs", ""] + [f"- {r['workload']} {r.get('mode', '')} on {r.get('dir')}: "
+                                        f"{r.get('error')}" for r in failed] + [""]
+    md += [f"![{os.path.basename(p)}]({os.path.basename(p)})" for p in made]
+    with open(os.path.join(a.out, "report.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+    print(os.path.join(a.out, "report.md"))
+    for p in made:
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Measurements, not tests: every case on every configuration, interleaved
+# (the innermost loop is the configuration) and repeated, in one boot.
+# thp.suite=run|bench|icount picks the set; thp.size_mb and thp.reps scale it.
+. /guest/lib.sh
+suite=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.suite=//p')
+reps=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.reps=//p')
+size=${THP_SIZE_MB:-64}M
+echo always >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
+only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.only=//p' | tr , ' ')
+configs=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.configs=//p' | tr , ' ')
+configs=${configs:-"ramfs ramfs-4k tmpfs-huge tmpfs"}
+configs=$(for c in $configs; do printf '/mnt/%s ' "$c"; done)
+
+case "${suite:-run}" in
+run)
+	reps=${reps:-3}
+	cases="write|read|read --pattern random --bs 4K|rewrite|fault --mode write|fault --mode read|fault --mode random|truncate --mode unlink"
+	sweep=""
+	;;
+icount)
+	reps=${reps:-2}
+	cases="write --bs 4K|write|read|fault --mode write|truncate --mode unlink"
+	sweep=""
+	;;
+*)
+	reps=${reps:-5}
+	cases="write --bs 4K|write --bs 64K|write|read --bs 4K|read --bs 64K|read|read --pattern random --bs 4K|write --mode pwrite --pattern random --bs 4K|rewrite|rewrite --bs 4K|fault --mode write|fault --mode read|fault --mode random|fault --mode write --private|truncate --mode unlink|truncate --mode shrink|read --mode hole"
+	sweep="16 128 1024"
+	;;
+esac
+
+n_cases=$(echo "$cases" | tr '|' '\n' | wc -l)
+total=$((reps * n_cases * 4 + reps * n_cases))
+i=0
+run() {
+	i=$((i + 1))
+	echo "{\"type\":\"progress\",\"msg\":\"$i/$total: $*\"}"
+	# shellcheck disable=SC2068
+	$@ --no-verify 2>/dev/console || true
+}
+r=0
+while [ $r -lt "$reps" ]; do
+	r=$((r + 1))
+	echo "$cases" | tr '|' '\n' | while read -r c; do
+		if [ -n "$only" ] && ! echo " $only " | grep -q " ${c%% *} "; then
+			continue
+		fi
+		for d in $configs; do
+			# shellcheck disable=SC2086
+			run wl-$c --dir $d --size $size --seed $r
+		done
+		# The physical limit for the same bytes and block size.
+		bs=$(echo "$c" | sed -n 's/.*--bs \([^ ]*\).*/\1/p')
+		run wl-memcpy --size $size --bs ${bs:-1M}
+	done
+	i=$((i + n_cases * 5))
+done
+# Size sweep for write and fault-in: three reps, interleaved.
+for s in $sweep; do
+	for r in 1 2 3; do
+		for c in "write" "fault --mode write"; do
+			for d in $configs; do
+				# shellcheck disable=SC2086
+				run wl-$c --dir $d --size ${s}M --seed $r
+			done
+		done
+	done
+done
+# fio as an independent check, on ramfs with and without huge folios and tmpfs.
+if [ "$suite" = bench ] && command -v fio >/dev/null; then
+	for d in $configs; do
+		for rw in write read randread; do
+			echo "{\"type\":\"progress\",\"msg\":\"fio $rw on $d\"}"
+			fio --name=t --directory=$d --rw=$rw --bs=$([ $rw = randread ] && echo 4k || echo 1m) \
+				--size=$size --ioengine=psync --output-format=json 2>/dev/null | \
+				tr -d '\n' | sed "s|^|{\"type\":\"fio\",\"dir\":\"$d\",\"rw\":\"$rw\",\"fio\":|; s|\$|}|"
+			echo
+			rm -f $d/t.*
+		done
+	done
+fi
+echo within_size >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null

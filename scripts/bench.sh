@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Boot one kernel once, run a measurement suite (guest/run-bench.sh) and turn
+# its JSON lines into report.md and plots.
+# usage: bench.sh SUITE OUTDIR VARIANT [extra kernel args]
+. "$(dirname "$0")/common.sh"
+
+suite=$1 dir=$2 variant=${3:-patched}
+shift 3 || true
+image=$("$TOP/scripts/kernel.sh" "$variant")
+mkdir -p "$dir"
+note "$suite suite on $variant ($(basename "$image")), results in $dir"
+rc=0
+"$TOP/scripts/guest.sh" "$image" "$dir" bench "${THP_BENCH_TIMEOUT_S:-3000}" -- \
+	"thp.suite=$suite" "$@" || rc=$?
+grep '"type":"workload"' "$dir/results.jsonl" >"$dir/workloads.jsonl" || true
+"$PY" "$TOP/analysis/report.py" "$dir/workloads.jsonl" --out "$dir" \
+	--title "$suite suite, $(basename "$image" .bzImage), $(date -u +%F)" >/dev/null || rc=1
+if [ -f "$dir/report.md" ]; then
+	# The short table on the terminal: sequential 1M and fault-in rows.
+	grep -E '^\| (case|---|write write \| [0-9]+M \| 1M|read read \| [0-9]+M \| 1M|fault write|truncate unlink)' \
+		"$dir/report.md" | cut -d'|' -f2-10 | head -40
+	echo "report: $dir/report.md"
+	ls "$dir"/*.png 2>/dev/null | sed 's/^/plot: /'
+fi
+failed=$(grep -c '"ok":false' "$dir/workloads.jsonl" || true)
+[ "$failed" = 0 ] || { echo "$failed workload runs failed (see report)"; [ -n "${THP_KEEP_GOING:-}" ] || rc=1; }
+exit "$rc"
