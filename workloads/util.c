@@ -86,6 +86,11 @@ long cgroup_stat(const char *cgroup, const char *file, const char *field)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", cgroup, file);
+	if (!*field) {		/* a file holding just a number */
+		char buf[64];
+
+		return read_text(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 10);
+	}
 	return field_in(path, NULL, field);
 }
 

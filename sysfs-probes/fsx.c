@@ -1,0 +1,255 @@
+// A randomized page cache exerciser in the spirit of xfstests' fsx: a seeded
+// sequence of write, read, mapped write, mapped read, truncate, punch hole,
+// fallocate and split on one file of several MiB, checked against a shadow
+// buffer (the op's range and a guard band after each op, the whole file
+// every --check ops and at the end).  On a mismatch it prints the seed, the
+// op number and the last ops, so that the run can be replayed.
+//
+// usage: probe-fsx [--seeds N] [--ops N] [--size BYTES] [--check N] [--first SEED]
+//                  [--corrupt OP]  (flip a byte at op OP: the check must catch it)
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum op { WRITE, READ, MAPWRITE, MAPREAD, TRUNCATE, PUNCH, FALLOC, SPLIT_OP, NR_OPS };
+static const char *const op_name[] = { "write", "read", "mapwrite", "mapread", "truncate",
+				       "punch", "fallocate", "split" };
+#define LOG	16
+#define GUARD	(64 * KiB)
+
+struct logent { long n; enum op op; uint64_t off, len, size; };
+
+static struct {
+	uint64_t max, size, seed;
+	unsigned char *shadow, *buf, *map;
+	struct logent log[LOG];
+	char path[128];
+	int fd;
+} f;
+
+static void dump(long n, const char *why, long long at)
+{
+	int i;
+
+	msg("seed %llu op %ld: %s at offset %lld (file size %llu); last ops:\n",
+	    (unsigned long long)f.seed, n, why, at, (unsigned long long)f.size);
+	for (i = 0; i < LOG; i++) {
+		struct logent *e = &f.log[(n + 1 + i) % LOG];
+
+		if (e->n || !i)
+			msg("  %6ld %-9s off %#llx len %#llx size %#llx\n", e->n, op_name[e->op],
+			    (unsigned long long)e->off, (unsigned long long)e->len,
+			    (unsigned long long)e->size);
+	}
+	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu\n",
+	    (unsigned long long)f.seed, n + 1, (unsigned long long)f.max);
+}
+
+/* Compare [off, off + len) of the file, clipped to its size. */
+static long long compare(uint64_t off, uint64_t len)
+{
+	uint64_t i;
+
+	if (off >= f.size)
+		return -1;
+	if (off + len > f.size)
+		len = f.size - off;
+	if (pread(f.fd, f.buf, len, off) != (ssize_t)len)
+		return off;
+	if (!memcmp(f.buf, f.shadow + off, len))
+		return -1;
+	for (i = 0; f.buf[i] == f.shadow[off + i]; i++)
+		;
+	return off + i;
+}
+
+static uint64_t pick_off(uint64_t *st, uint64_t lim)
+{
+	uint64_t r = rng_next(st);
+
+	if (!lim)
+		return 0;
+	/* Half of the offsets sit next to a 2 MiB boundary. */
+	if (r & 1)
+		return (r >> 1) % lim;
+	r = ((r >> 1) % (lim / HPAGE + 1)) * HPAGE + (r >> 40) % 64 - 32;
+	return r % lim;
+}
+
+static void resize(uint64_t size)
+{
+	if (size < f.size)
+		memset(f.shadow + size, 0, f.size - size);
+	f.size = size;
+}
+
+static long long one(long n, uint64_t *st)
+{
+	enum op op = rng_next(st) % NR_OPS;
+	uint64_t r = rng_next(st), off, len;
+	char cmd[200];
+
+	off = pick_off(st, op == TRUNCATE || op == FALLOC || op == WRITE ? f.max : f.size);
+	len = r % 3 == 0 ? 1 + r % 512 : r % 3 == 1 ? 1 + r % (64 * KiB) : 1 + r % (3 * MiB);
+	if (off + len > f.max)
+		len = f.max - off;
+	if (!len)
+		len = 1, off = off ? off - 1 : 0;
+	if ((op == MAPWRITE || op == MAPREAD || op == PUNCH || op == READ) && off + len > f.size) {
+		if (!f.size)
+			op = WRITE;
+		else if (off >= f.size)
+			off = f.size - 1, len = 1;
+		else
+			len = f.size - off;
+	}
+	f.log[n % LOG] = (struct logent){ n, op, off, len, f.size };
+
+	switch (op) {
+	case WRITE:
+		pattern_fill(f.shadow + off, len, off, f.seed + n);
+		if (pwrite(f.fd, f.shadow + off, len, off) != (ssize_t)len)
+			return off;
+		if (off + len > f.size)
+			f.size = off + len;
+		break;
+	case READ:
+	case MAPREAD:
+		if (op == MAPREAD && memcmp(f.map + off, f.shadow + off, len))
+			return off;
+		break;		/* READ: compared below */
+	case MAPWRITE:
+		pattern_fill(f.shadow + off, len, off, f.seed + n);
+		memcpy(f.map + off, f.shadow + off, len);
+		break;
+	case TRUNCATE:
+		if (ftruncate(f.fd, off))
+			return off;
+		resize(off);
+		break;
+	case PUNCH:
+		if (fallocate(f.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len))
+			return off;
+		memset(f.shadow + off, 0, len);
+		break;
+	case FALLOC:
+		if (fallocate(f.fd, r & 8 ? FALLOC_FL_KEEP_SIZE : 0, off, len))
+			return off;
+		if (!(r & 8) && off + len > f.size)
+			f.size = off + len;
+		break;
+	case SPLIT_OP:
+		snprintf(cmd, sizeof(cmd), "%s,0x%llx,0x%llx", f.path,
+			 (unsigned long long)(off / PAGE), (unsigned long long)((off + len) / PAGE + 1));
+		write_bytes(SPLIT, cmd, strlen(cmd));
+		break;
+	case NR_OPS:
+		break;
+	}
+	return compare(off, len + GUARD);
+}
+
+/* --corrupt N: flip a file byte behind the shadow's back at op N. */
+static long corrupt_at = -1;
+
+static void corrupt(void)
+{
+	unsigned char b;
+
+	if (f.size && pread(f.fd, &b, 1, f.size / 2) == 1) {
+		b ^= 0x20;
+		if (pwrite(f.fd, &b, 1, f.size / 2) != 1)
+			msg("corrupt: pwrite failed\n");
+	}
+}
+
+static int run(uint64_t seed, long ops, long check)
+{
+	uint64_t st = seed;
+	long n;
+	long long bad = -1;
+
+	f.seed = seed;
+	f.size = 0;
+	memset(f.shadow, 0, f.max);
+	memset(f.log, 0, sizeof(f.log));
+	unlink(f.path);
+	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	f.map = mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
+	if (f.fd < 0 || f.map == MAP_FAILED) {
+		msg("open/mmap %s: %s\n", f.path, strerror(errno));
+		return 0;
+	}
+	for (n = 0; n < ops && bad < 0; n++) {
+		bad = one(n, &st);
+		if (n == corrupt_at)
+			corrupt();
+		if (bad < 0 && (n % check == check - 1 || n == ops - 1))
+			bad = compare(0, f.max);
+	}
+	if (bad >= 0)
+		dump(n - 1, "data mismatch", bad);
+	munmap(f.map, f.max);
+	close(f.fd);
+	unlink(f.path);
+	return bad < 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t v, first = 1;
+	long seeds = 3, ops = 5000, check = 500, i;
+	const char *dir;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (parse_size(argv[i + 1], &v) || !v) {
+			fprintf(stderr, "probe-fsx: bad value '%s' for %s\n", argv[i + 1], argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--seeds"))
+			seeds = v;
+		else if (!strcmp(argv[i], "--ops"))
+			ops = v;
+		else if (!strcmp(argv[i], "--size"))
+			f.max = v;
+		else if (!strcmp(argv[i], "--check"))
+			check = v;
+		else if (!strcmp(argv[i], "--first"))
+			first = v;
+		else if (!strcmp(argv[i], "--corrupt"))
+			corrupt_at = v;
+		else {
+			fprintf(stderr, "probe-fsx: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (i < argc) {
+		fprintf(stderr, "probe-fsx: %s needs a value\n", argv[i]);
+		return 2;
+	}
+	if (!f.max)
+		f.max = 9 * MiB + 12345;
+	probe_init(1, argv, NULL);
+	ksft_set_plan(seeds);
+	dir = mount_fs("ramfs", "huge=always");
+	if (!dir)
+		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
+	snprintf(f.path, sizeof(f.path), "%s/fsx", dir);
+	f.shadow = malloc(f.max);
+	f.buf = malloc(f.max + GUARD);
+	for (i = 0; i < seeds; i++) {
+		double t0 = now_s();
+		int ok = run(first + i, ops, check);
+
+		ksft_test_result(ok, "fsx: seed %llu, %ld ops on a %llu-byte file (%.1fs, FileHugePages %ld kB at end)\n",
+				 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
+				 now_s() - t0, meminfo_kb("FileHugePages"));
+	}
+	ksft_finished();
+}
