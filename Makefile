@@ -15,6 +15,7 @@ DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make 
 	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
 	python3-matplotlib xz-utils kmod rsync
 DEPS_STAMP := $(OUT)/.deps
+PY := /usr/bin/python3
 
 .PHONY: all deps tree kernel kernels progs initramfs shell test test-stock \
 	test-debug stress export check-series check-bisect bench bench-icount \
@@ -75,6 +76,23 @@ test-stock: initramfs
 test-debug: initramfs
 	@$(MAKE) -s kernel DEBUG=1
 	@$(S)/test.sh $(KERNEL)-debug
+
+## bench        the benchmark table: one boot, 256 MiB, 5 reps, interleaved (out/bench)
+bench: kernel initramfs
+	@$(S)/bench.sh bench $(OUT)/bench $(VARIANT) thp.size_mb=$${SIZE_MB:-256}
+
+## bench-icount deterministic (QEMU -icount) stock vs patched huge=never gate
+bench-icount: initramfs
+	@$(MAKE) -s kernel KERNEL=stock && $(MAKE) -s kernel KERNEL=patched
+	@THP_ICOUNT=1 $(S)/bench.sh icount $(OUT)/icount-stock stock thp.size_mb=16 \
+		thp.configs=ramfs-4k,tmpfs || true
+	@THP_ICOUNT=1 $(S)/bench.sh icount $(OUT)/icount-patched patched thp.size_mb=16 \
+		thp.configs=ramfs-4k,tmpfs || true
+	@$(PY) analysis/gate.py $(OUT)/icount-stock/workloads.jsonl $(OUT)/icount-patched/workloads.jsonl
+
+## stress       long fsx run: 4 files in parallel, 250k ops each (>= 1M ops)
+stress: kernel initramfs
+	@THP_TESTS=stress $(S)/test.sh $(VARIANT)
 
 ## export       regenerate thp-series/*.patch and series from the tree's commits
 export:

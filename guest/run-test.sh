@@ -8,6 +8,8 @@ n=$(grep -cv '^#' $list)
 i=0
 grep -v '^#' $list | while read -r name cmd; do
 	i=$((i + 1))
+	# "name!" runs only when named in $THP_TESTS.
+	case "$name" in *!) [ -z "$THP_TESTS" ] && continue; name=${name%!} ;; esac
 	if [ -n "$THP_TESTS" ] && ! echo " $THP_TESTS " | grep -q " $name "; then
 		continue
 	fi

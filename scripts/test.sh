@@ -22,6 +22,6 @@ timeout=${THP_TEST_TIMEOUT_S:-1800}
 [[ "$variant" == *-debug ]] && timeout=$((timeout * 2))
 grc=0
 "$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
-	${THP_TESTS:+thp.tests=$THP_TESTS} ${THP_REQUIRE:+thp.require=1} "$@" || grc=$?
+	${THP_TESTS:+thp.tests=${THP_TESTS// /,}} ${THP_REQUIRE:+thp.require=1} "$@" || grc=$?
 "$PY" "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
 	--release "$release" --guest-rc "$grc" --host "$host"
