@@ -94,6 +94,11 @@ bench-icount: initramfs
 stress: kernel initramfs
 	@THP_TESTS=stress $(S)/test.sh $(VARIANT)
 
+## profile      perf profile of a workload (THP_PROFILE=...) on each ramfs config
+profile: kernel initramfs
+	@THP_TESTS=profile $(S)/test.sh $(VARIANT) >/dev/null || true
+	@grep '^# ' $(OUT)/test-$(VARIANT)/console.log | grep -v '^# Totals'
+
 ## export       regenerate thp-series/*.patch and series from the tree's commits
 export:
 	@$(S)/export.sh

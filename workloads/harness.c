@@ -181,6 +181,17 @@ long long check_fd(const struct opts *o, int fd, uint64_t seed)
 	return bad;
 }
 
+int verify_file(const struct opts *o, struct result *r)
+{
+	int fd = open(o->path, O_RDONLY);
+
+	if (fd < 0)
+		return fail(r, "open: %s", strerror(errno));
+	r->bad = check_fd(o, fd, o->seed);
+	close(fd);
+	return r->bad >= 0 ? -1 : 0;
+}
+
 /* Flip one byte in the middle of the file, as a bug would. */
 void corrupt_file(const struct opts *o)
 {

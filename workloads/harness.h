@@ -48,6 +48,8 @@ int mode_is(const struct opts *o, const char *mode);
 uint64_t *block_order(const struct opts *o, uint64_t n, int pass);
 int fill_file(const struct opts *o, int fd, uint64_t seed);
 long long check_fd(const struct opts *o, int fd, uint64_t seed);
+/* verify(): the whole file holds the pattern of --seed. */
+int verify_file(const struct opts *o, struct result *r);
 void corrupt_file(const struct opts *o);
 int apply_madvise(const struct opts *o, void *addr, size_t len);
 

@@ -51,19 +51,8 @@ static int run(const struct opts *o, struct result *r)
 	return 0;
 }
 
-static int verify(const struct opts *o, struct result *r)
-{
-	int fd = open(o->path, O_RDONLY);
-
-	if (fd < 0)
-		return fail(r, "open: %s", strerror(errno));
-	r->bad = check_fd(o, fd, o->seed);
-	close(fd);
-	return r->bad >= 0 ? -1 : 0;
-}
-
 const struct workload workload = {
 	.name = "rewrite", .description = "overwrite a file of --size in place, --passes times",
 	.modes = "rewrite", .size_multiple_of_bs = 1,
-	.prepare = prepare, .run = run, .verify = verify,
+	.prepare = prepare, .run = run, .verify = verify_file,
 };

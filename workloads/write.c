@@ -48,19 +48,8 @@ static int run(const struct opts *o, struct result *r)
 	return 0;
 }
 
-static int verify(const struct opts *o, struct result *r)
-{
-	int fd = open(o->path, O_RDONLY);
-
-	if (fd < 0)
-		return fail(r, "open: %s", strerror(errno));
-	r->bad = check_fd(o, fd, o->seed);
-	close(fd);
-	return r->bad >= 0 ? -1 : 0;
-}
-
 const struct workload workload = {
 	.name = "write", .description = "write(2) a new file of --size in --bs blocks",
 	.modes = "write pwrite append", .size_multiple_of_bs = 1,
-	.run = run, .verify = verify,
+	.run = run, .verify = verify_file,
 };

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Kernel profile of one workload on each ramfs configuration (perf record
+# -e cpu-clock: software events work under TCG).  Used by `make profile`;
+# prints the top symbols and one ok line per configuration.
+wl=${THP_PROFILE:-"wl-write --bs 4K --size 128M --no-verify"}
+echo always >/sys/kernel/mm/transparent_hugepage/page_cache
+n=0
+for d in /mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	perf record -q -e cpu-clock -o /tmp/perf.data -- $wl --dir $d >/dev/null 2>&1
+	echo "# profile of '$wl' on $d"
+	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -15 | sed 's/^/# /'
+	echo "ok $n profile $d"
+done
