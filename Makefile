@@ -94,7 +94,7 @@ bench-icount: initramfs
 stress: kernel initramfs
 	@THP_TESTS=stress $(S)/test.sh $(VARIANT)
 
-## profile      perf profile of a workload (THP_PROFILE=...) on each ramfs config
+## profile      perf profile of 4 KiB writes on ramfs huge/4K and tmpfs huge
 profile: kernel initramfs
 	@THP_TESTS=profile $(S)/test.sh $(VARIANT) >/dev/null || true
 	@grep '^# ' $(OUT)/test-$(VARIANT)/console.log | grep -v '^# Totals'

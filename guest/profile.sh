@@ -1,8 +1,8 @@
 #!/bin/sh
-# Kernel profile of one workload on each ramfs configuration (perf record
-# -e cpu-clock: software events work under TCG).  Used by `make profile`;
-# prints the top symbols and one ok line per configuration.
-wl=${THP_PROFILE:-"wl-write --bs 4K --size 128M --no-verify"}
+# Kernel profile of 4 KiB writes on ramfs (huge and 4K) and tmpfs huge
+# (perf record -e cpu-clock: software events work under TCG; call graphs
+# do not, without frame pointers).  Used by `make profile`.
+wl="wl-write --bs 4K --size 128M --no-verify"
 echo always >/sys/kernel/mm/transparent_hugepage/page_cache
 n=0
 for d in /mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge; do
