@@ -169,6 +169,51 @@ def table(summary):
     return "\n".join(lines)
 
 
+# (case name, bs, target ratio ramfs-THP / ramfs-4K or None, what the target is)
+HEADLINE = [
+    ("write write", 1 << 20, 1.5, ">= 1.5x, >= tmpfs's"),
+    ("write write", 64 << 10, None, ""),
+    ("write write", 4 << 10, None, ""),
+    ("write pwrite random", 4 << 10, None, ""),
+    ("rewrite rewrite", 1 << 20, None, ""),
+    ("read read", 1 << 20, 1.1, ">= 1.1x, >= tmpfs's"),
+    ("read read random", 4 << 10, None, ""),
+    ("read hole", 1 << 20, None, ""),
+    ("fault write", 1 << 20, 3.0, ">= 3x"),
+    ("fault read", 1 << 20, None, ""),
+    ("fault random", 1 << 20, None, ">= tmpfs's"),
+    ("fault write private", 1 << 20, None, ""),
+    ("truncate unlink", 1 << 20, 30.0, ">= 30x"),
+]
+
+
+def headline(summary, size):
+    """The short table for the README and the cover letter."""
+    lines = ["| workload (bs) | ramfs-4K MiB/s | ramfs-THP MiB/s | THP / 4K | tmpfs huge / 4K "
+             "| THP / memcpy | faults per GiB, 4K -> THP | target | met |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name, bs, target, what in HEADLINE:
+        c = summary.get((name, size, bs))
+        if not c or "ramfs-4K" not in c or "ramfs-THP" not in c:
+            continue
+        r = ratios(summary, (name, size, bs))
+        t4 = c.get("tmpfs-4K", {}).get("median")
+        th = c.get("tmpfs-huge", {}).get("median")
+        tmpfs = th / t4 if th and t4 else None
+        thp = r["ramfs-THP"][0]
+        met = "-"
+        if target is not None and thp is not None:
+            met = "yes" if thp >= target and (tmpfs is None or "tmpfs" not in what
+                                              or thp >= tmpfs) else "no"
+        elif "tmpfs" in what and thp is not None and tmpfs is not None:
+            met = "yes" if thp >= tmpfs else "no"
+        lines.append(f"| {name} ({size_str(bs)}) | {fmt(c['ramfs-4K']['median'], 0)} "
+                     f"| {fmt(c['ramfs-THP']['median'], 0)} | {fmt(thp)} | {fmt(tmpfs)} "
+                     f"| {fmt(r['ramfs-THP'][1])} | {fmt(c['ramfs-4K']['faults_gib'], 0)} -> "
+                     f"{fmt(c['ramfs-THP']['faults_gib'], 0)} | {what or '-'} | {met} |")
+    return "\n".join(lines)
+
+
 def plots(summary, outdir):
     try:
         import matplotlib
@@ -230,19 +275,29 @@ def main(argv=None):
     ap.add_argument("results", nargs="+")
     ap.add_argument("--out", required=True)
     ap.add_argument("--title", default="THP page cache workloads")
+    ap.add_argument("--headline", type=int, metavar="BYTES",
+                    help="print only the short table for files of BYTES")
     a = ap.parse_args(argv)
     try:
         rows = load(a.results)
     except InputError as e:
         print(f"report.py: {e}", file=sys.stderr)
         return 2
-    os.makedirs(a.out, exist_ok=True)
     summary = summarize(rows)
+    if a.headline:
+        print(headline(summary, a.headline))
+        return 0
+    os.makedirs(a.out, exist_ok=True)
     made = plots(summary, a.out)
     kernels = sorted({r.get("kernel", "?") for r in rows})
     failed = [r for r in rows if not r.get("ok", True)]
     md = [f"# {a.title}", "", f"Kernel: {', '.join(kernels)}; {len(rows)} runs.", "",
-          "Medians over repetitions in one boot; ratios are of medians.", "", table(summary), ""]
+          "Medians over repetitions in one boot; ratios are of medians.", ""]
+    sizes = sorted({k[1] for k in summary})
+    if sizes:
+        main_size = max(sizes, key=lambda n: sum(1 for k in summary if k[1] == n))
+        md += [f"## Headline ({size_str(main_size)})", "", headline(summary, main_size), ""]
+    md += ["## All runs", "", table(summary), ""]
     if failed:
         md += ["## Failed runs", ""] + [f"- {r['workload']} {r.get('mode', '')} on {r.get('dir')}: "
                                         f"{r.get('error')}" for r in failed] + [""]
