@@ -11,9 +11,8 @@ mkdir -p "$root"/{bin,usr/bin,proc,sys,dev,tmp,mnt,guest,etc}
 cp /bin/busybox "$root/bin/busybox"
 cp -r "$TOP/guest/." "$root/guest/"
 mv "$root/guest/init" "$root/init"
-[ -d "$OUT/bin" ] && cp "$OUT/bin/"* "$root/bin/" 2>/dev/null || true
-# The tree's own selftests, built by the Makefile, if present.
-[ -d "$OUT/selftests" ] && cp -r "$OUT/selftests" "$root/guest/selftests"
+# Programs only: the objects beside them stay out of the image.
+[ -d "$OUT/bin" ] && find "$OUT/bin" -maxdepth 1 -type f ! -name '*.o' -exec cp {} "$root/bin/" \;
 
 for prog in /usr/bin/fio /usr/bin/numactl /usr/bin/perf; do
 	[ -x "$prog" ] || die "$prog missing: run 'make deps'"
