@@ -41,6 +41,11 @@ check(s[case]["tmpfs-4K"]["failed"] == 1 and s[case]["tmpfs-4K"]["median"] is No
       "a failed run is counted as failed, not averaged")
 check(close(thp["faults_gib"], 32 * 16) and close(k4["xa_gib"], 28800 * 16),
       "faults and xarray bytes are scaled per GiB")
+# Seeds pair the runs: THP 0.1/0.2/0.3 s with 4K 0.5/0.6/0.4 s.
+pr = report.paired(s, case, "ramfs-THP")
+check(pr and close(pr[0], 3.0) and close(pr[1], 0.4 / 0.3) and close(pr[2], 5.0),
+      "per-repetition ratios pair runs by seed: median 3, min 1.33, max 5")
+check(report.paired(s, case, "tmpfs-4K") is None, "no pairs (all failed): no ratio")
 md = report.table(s)
 check("| write write | 64M | 1M | ramfs-THP | 3 | 320.0 |" in md and "(1 failed)" in md,
       "the markdown table shows medians and failures")

@@ -25,7 +25,7 @@ icount)
 	;;
 *)
 	reps=${reps:-5}
-	cases="write --bs 4K|write --bs 64K|write|read --bs 4K|read --bs 64K|read|read --pattern random --bs 4K|write --mode pwrite --pattern random --bs 4K|rewrite|rewrite --bs 4K|fault --mode write|fault --mode read|fault --mode random|fault --mode write --private|truncate --mode unlink|truncate --mode shrink|read --mode hole"
+	cases="write --bs 4K|write --bs 64K|write|read --bs 4K|read --bs 64K|read|read --pattern random --bs 4K|write --mode pwrite --pattern random --bs 4K|rewrite|rewrite --bs 4K|fault --mode write|fault --mode read|fault --mode random|fault --mode reread|fault --mode rewrite|fault --mode randwrite|fault --mode write --private|truncate --mode unlink|truncate --mode shrink|read --mode hole"
 	sweep="16 128 1024"
 	;;
 esac
