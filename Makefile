@@ -17,7 +17,7 @@ DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make 
 DEPS_STAMP := $(OUT)/.deps
 PY := /usr/bin/python3
 
-.PHONY: all deps tree kernel kernels progs initramfs shell test test-stock \
+.PHONY: all deps tree kernel kernels progs initramfs shell test test-fast test-stock \
 	test-debug stress export check-series check-bisect bench bench-icount \
 	clean distclean help
 
@@ -63,8 +63,12 @@ initramfs: progs
 shell: kernel initramfs
 	@$(S)/guest.sh $$($(S)/kernel.sh $(VARIANT)) $(OUT)/shell shell
 
-## test         boot the patched kernel, run every test, print the counts
-test: kernel initramfs
+## test         every test on the patched kernel, then on the debug kernel; the counts
+test: tree initramfs
+	@$(S)/test-all.sh $(KERNEL) $(KERNEL)-debug
+
+## test-fast    the tests on the patched kernel only (no debug pass)
+test-fast: kernel initramfs
 	@$(S)/test.sh $(VARIANT)
 
 ## test-stock   the probes on the stock kernel with --require (expected to fail)

@@ -1,23 +1,45 @@
 #!/bin/sh
-# make stress: four fsx processes in parallel on their own ramfs mounts,
-# 250k ops each, knob flipping meanwhile; every one must pass.
-ops=${THP_STRESS_OPS:-250000}
-for i in 1 2 3 4; do
-	probe-fsx --first $((i * 1000)) --seeds 1 --ops "$ops" --check 5000 >/tmp/stress.$i 2>&1 &
+# fsx processes in parallel, each on its own ramfs mount without huge= (so
+# the page_cache knob decides), while the knob cycles through its policies:
+# every process must pass.  usage: stress.sh [PROCESSES] [OPS]
+# make stress: 4 x 250k ops; make test: a bounded 2 x 5k.
+procs=${1:-4}
+ops=${2:-250000}
+knob=/sys/kernel/mm/transparent_hugepage/page_cache
+stop=/tmp/stress.stop
+rm -f $stop
+pids=""
+i=0
+while [ $i -lt "$procs" ]; do
+	i=$((i + 1))
+	probe-fsx --huge knob --first $((i * 1000)) --seeds 1 --ops "$ops" --check 5000 \
+		>/tmp/stress.$i 2>&1 &
+	pids="$pids $!"
 done
-(while [ -n "$(jobs -p)" ]; do
-	for w in always never within_size; do
-		echo $w >/sys/kernel/mm/transparent_hugepage/page_cache; sleep 2
-	done
-done) &
-wait
+flips=0
+if [ -w $knob ]; then
+	old=$(sed 's/.*\[\(.*\)\].*/\1/' $knob)
+	(n=0; while [ ! -e $stop ]; do
+		for w in always never within_size; do
+			echo $w >$knob; n=$((n + 1)); sleep 1
+		done
+	done; echo $n >/tmp/stress.flips) &
+	flipper=$!
+fi
+# shellcheck disable=SC2086
+wait $pids
+touch $stop
+[ -n "${flipper:-}" ] && wait "$flipper" && flips=$(cat /tmp/stress.flips) && echo "$old" >$knob
 n=0
-for i in 1 2 3 4; do
+i=0
+while [ $i -lt "$procs" ]; do
+	i=$((i + 1))
 	n=$((n + 1))
 	if grep -q '^ok 1' /tmp/stress.$i; then
-		echo "ok $n stress: fsx process $i, $ops ops"
+		echo "ok $n stress: fsx process $i, $ops ops, knob flipped $flips times meanwhile"
 	else
 		echo "not ok $n stress: fsx process $i"
 		sed 's/^/# /' /tmp/stress.$i
 	fi
 done
+rm -f /tmp/stress.* $stop

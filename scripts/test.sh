@@ -12,6 +12,7 @@ dir=$OUT/test-$variant
 mkdir -p "$dir"
 host=$dir/host.jsonl
 : >"$host"
+rm -f "$dir/summary.json"
 
 # Host-side tests that need no guest: the analysis unit test.
 if [ -f "$TOP/analysis/test_report.py" ]; then
@@ -24,4 +25,4 @@ grc=0
 "$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
 	${THP_TESTS:+thp.tests=${THP_TESTS// /,}} ${THP_REQUIRE:+thp.require=1} "$@" || grc=$?
 "$PY" "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
-	--release "$release" --guest-rc "$grc" --host "$host"
+	--release "$release" --guest-rc "$grc" --host "$host" --summary "$dir/summary.json"

@@ -6,6 +6,8 @@
 // op number and the last ops, so that the run can be replayed.
 //
 // usage: probe-fsx [--seeds N] [--ops N] [--size BYTES] [--check N] [--first SEED]
+//                  [--huge always|within_size|advise|never|knob]  (ramfs huge=;
+//                  knob: no huge= option, the page_cache knob decides)
 //                  [--corrupt OP]  (flip a byte at op OP: the check must catch it)
 #define _GNU_SOURCE
 #include "probe.h"
@@ -205,9 +207,21 @@ int main(int argc, char **argv)
 {
 	uint64_t v, first = 1;
 	long seeds = 3, ops = 5000, check = 500, i;
+	char mopts[32] = "huge=always";
 	const char *dir;
 
 	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--huge")) {
+			/* The kernel rejects a bad word at mount time. */
+			if (!strcmp(argv[i + 1], "knob"))
+				mopts[0] = 0;
+			else if (snprintf(mopts, sizeof(mopts), "huge=%s", argv[i + 1]) >=
+				 (int)sizeof(mopts)) {
+				fprintf(stderr, "probe-fsx: bad value '%s' for --huge\n", argv[i + 1]);
+				return 2;
+			}
+			continue;
+		}
 		if (parse_size(argv[i + 1], &v) || !v) {
 			fprintf(stderr, "probe-fsx: bad value '%s' for %s\n", argv[i + 1], argv[i]);
 			return 2;
@@ -237,9 +251,9 @@ int main(int argc, char **argv)
 		f.max = 9 * MiB + 12345;
 	probe_init(1, argv, NULL);
 	ksft_set_plan(seeds);
-	dir = mount_fs("ramfs", "huge=always");
+	dir = mount_fs("ramfs", mopts);
 	if (!dir)
-		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
+		ksft_exit_fail_msg("mount ramfs -o '%s': %s\n", mopts, strerror(errno));
 	snprintf(f.path, sizeof(f.path), "%s/fsx", dir);
 	f.shadow = malloc(f.max);
 	f.buf = malloc(f.max + GUARD);
