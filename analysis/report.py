@@ -260,10 +260,10 @@ def iozone(summary, size):
              "| 2013 v4 (ramfs, 1 thread) |", "|---|---|---|---|---|---|"]
     for mode, test, (name, bs), then in IOZONE:
         case = (name, size, bs)
-        if case not in summary:
+        thp = paired(summary, case, "ramfs-THP")
+        if thp is None:
             continue
-        lines.append(f"| {mode} | {test} | {name} ({size_str(bs)}) "
-                     f"| {fmt_spread(paired(summary, case, 'ramfs-THP'))} "
+        lines.append(f"| {mode} | {test} | {name} ({size_str(bs)}) | {fmt_spread(thp)} "
                      f"| {fmt_spread(paired(summary, case, 'tmpfs-huge', 'tmpfs-4K'))} "
                      f"| {then or '-'} |")
     return "\n".join(lines) if len(lines) > 2 else ""

@@ -10,6 +10,6 @@ for d in /mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge; do
 	# shellcheck disable=SC2086
 	perf record -q -e cpu-clock -o /tmp/perf.data -- $wl --dir $d >/dev/null 2>&1
 	echo "# profile of '$wl' on $d"
-	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -15 | sed 's/^/# /'
+	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -30 | sed 's/^/# /'
 	echo "ok $n profile $d"
 done

@@ -14,7 +14,7 @@ rc=0
 # slabs, so /proc/slabinfo's active count is exact and the xarray column
 # counts nodes rather than slab churn.  The icount gate runs without it.
 slub="slub_debug=F,radix_tree_node"
-[ "$suite" = icount ] && slub=""
+[ "$suite" = icount ] || [ "${THP_XA_EXACT:-1}" = 0 ] && slub=""
 "$TOP/scripts/guest.sh" "$image" "$dir" bench "${THP_BENCH_TIMEOUT_S:-3000}" -- \
 	"thp.suite=$suite" $slub "$@" || rc=$?
 grep '"type":"workload"' "$dir/results.jsonl" >"$dir/workloads.jsonl" || true

@@ -262,6 +262,7 @@ int main(int argc, char **argv)
 
 	if (workload.prepare && workload.prepare(&o))
 		ret = fail(&r, "prepare: %s", strerror(errno));
+	settle_slab("radix_tree_node");
 	counters_read(&a);
 	t0 = now_s();
 	c0 = cpu_s();

@@ -115,6 +115,24 @@ long slab_bytes(const char *cache)
 	return -1;
 }
 
+/*
+ * xarray nodes of a file deleted just before are freed after an RCU grace
+ * period; counted during the next run they would show as negative.  Wait
+ * (up to about a second) until the node count holds still for 3 x 10 ms.
+ */
+void settle_slab(const char *cache)
+{
+	long last = slab_bytes(cache), v;
+	int still = 0, i;
+
+	for (i = 0; i < 100 && last >= 0 && still < 3; i++) {
+		usleep(10000);
+		v = slab_bytes(cache);
+		still = v == last ? still + 1 : 0;
+		last = v;
+	}
+}
+
 const char *const counter_names[] = {
 	"FileHugePages", "FilePmdMapped", "MemFree", "Unevictable",
 	"ShmemHugePages", "node0.FileHugePages", "node1.FileHugePages",

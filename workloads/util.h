@@ -18,6 +18,7 @@ long meminfo_kb(const char *field);
 long node_meminfo_kb(int node, const char *field);
 long vmstat_get(const char *field);
 long slab_bytes(const char *cache);
+void settle_slab(const char *cache);
 void vm_stat_refresh(void);
 /* @field "" reads a file that holds one number (memory.current). */
 long cgroup_stat(const char *cgroup, const char *file, const char *field);
