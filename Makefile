@@ -16,8 +16,10 @@ DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make 
 	python3-matplotlib xz-utils kmod rsync
 DEPS_STAMP := $(OUT)/.deps
 PY := /usr/bin/python3
+comma := ,
+space := $(subst ,, )
 
-.PHONY: all deps tree kernel kernels progs initramfs shell test test-fast test-stock \
+.PHONY: all deps tree kernel kernels progs initramfs shell test test-fast test-stock test-off \
 	test-debug stress export check-series check-bisect bench bench-icount \
 	clean distclean help
 
@@ -76,14 +78,21 @@ test-stock: initramfs
 	@$(MAKE) -s kernel KERNEL=stock
 	@THP_REQUIRE=1 $(S)/test.sh stock
 
+## test-off     the probes with --require on the patched tree built without the option (expected to fail)
+test-off: initramfs
+	@$(MAKE) -s kernel KERNEL=patched-off
+	@THP_REQUIRE=1 $(S)/test.sh patched-off
+
 ## test-debug   the tests on the debug kernel (DEBUG_VM, PROVE_LOCKING, KASAN)
 test-debug: initramfs
 	@$(MAKE) -s kernel DEBUG=1
 	@$(S)/test.sh $(KERNEL)-debug
 
-## bench        the benchmark table: one boot, 256 MiB, 5 reps, interleaved (out/bench)
+## bench        the benchmark table: one boot, 256 MiB, 5 reps, interleaved (out/bench),
+##              then the same cases under -icount at 64 MiB (out/bench-counts)
 bench: kernel initramfs
 	@$(S)/bench.sh bench $(OUT)/bench $(VARIANT) thp.size_mb=$${SIZE_MB:-256}
+	@THP_ICOUNT=1 $(S)/bench.sh counts $(OUT)/bench-counts $(VARIANT) thp.size_mb=64
 
 ## bench-icount deterministic (QEMU -icount) stock vs patched huge=never gate
 bench-icount: initramfs
@@ -98,9 +107,11 @@ bench-icount: initramfs
 stress: kernel initramfs
 	@THP_TESTS=stress $(S)/test.sh $(VARIANT)
 
-## profile      perf profile of 4 KiB writes on ramfs huge/4K and tmpfs huge
+## profile      perf profile of a workload (WL="read --pattern random --bs 4K --size 64M";
+##              default 4 KiB writes) on ramfs huge/4K and tmpfs huge; ICOUNT=1 for -icount
 profile: kernel initramfs
-	@THP_TESTS=profile $(S)/test.sh $(VARIANT) >/dev/null || true
+	@THP_TESTS=profile $(if $(ICOUNT),THP_ICOUNT=1) $(S)/test.sh $(VARIANT) \
+		$(if $(WL),thp.profile=$(subst $(space),$(comma),$(WL))) >/dev/null || true
 	@grep '^# ' $(OUT)/test-$(VARIANT)/console.log | grep -v '^# Totals'
 
 ## export       regenerate thp-series/*.patch and series from the tree's commits

@@ -332,6 +332,8 @@ def main(argv=None):
     ap.add_argument("--title", default="THP page cache workloads")
     ap.add_argument("--headline", type=int, metavar="BYTES",
                     help="print only the short table for files of BYTES")
+    ap.add_argument("--iozone", type=int, metavar="BYTES",
+                    help="print only the IOzone-like table for files of BYTES")
     a = ap.parse_args(argv)
     try:
         rows = load(a.results)
@@ -341,6 +343,9 @@ def main(argv=None):
     summary = summarize(rows)
     if a.headline:
         print(headline(summary, a.headline))
+        return 0
+    if a.iozone:
+        print(iozone(summary, a.iozone))
         return 0
     os.makedirs(a.out, exist_ok=True)
     made = plots(summary, a.out)

@@ -1,14 +1,16 @@
 #!/bin/sh
-# Kernel profile of 4 KiB writes on ramfs (huge and 4K) and tmpfs huge
+# Kernel profile of one workload on ramfs (huge and 4K) and tmpfs huge
 # (perf record -e cpu-clock: software events work under TCG; call graphs
-# do not, without frame pointers).  Used by `make profile`.
-wl="wl-write --bs 4K --size 128M --no-verify"
+# do not, without frame pointers).  Used by `make profile`; the workload
+# comes from thp.profile= on the kernel command line, commas for spaces.
+wl=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.profile=//p' | tr , ' ')
+wl="wl-${wl:-write --bs 4K --size 128M} --no-verify"
 echo always >/sys/kernel/mm/transparent_hugepage/page_cache
 n=0
 for d in /mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
-	perf record -q -e cpu-clock -o /tmp/perf.data -- $wl --dir $d >/dev/null 2>&1
+	perf record -q -e cpu-clock -F 20000 -o /tmp/perf.data -- $wl --dir $d >/dev/null 2>&1
 	echo "# profile of '$wl' on $d"
 	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -30 | sed 's/^/# /'
 	echo "ok $n profile $d"

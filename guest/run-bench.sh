@@ -1,7 +1,7 @@
 #!/bin/sh
 # Measurements, not tests: every case on every configuration, interleaved
 # (the innermost loop is the configuration) and repeated, in one boot.
-# thp.suite=run|bench|icount picks the set; thp.size_mb and thp.reps scale it.
+# thp.suite=run|bench|counts|icount picks the set; thp.size_mb and thp.reps scale it.
 . /guest/lib.sh
 suite=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.suite=//p')
 reps=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.reps=//p')
@@ -24,9 +24,13 @@ icount)
 	sweep=""
 	;;
 *)
+	# bench, and counts: the same cases under -icount (make bench), where
+	# time is instructions and two repetitions agree.
 	reps=${reps:-5}
+	[ "$suite" = counts ] && reps=2
 	cases="write --bs 4K|write --bs 64K|write|read --bs 4K|read --bs 64K|read|read --pattern random --bs 4K|write --mode pwrite --pattern random --bs 4K|rewrite|rewrite --bs 4K|fault --mode write|fault --mode read|fault --mode random|fault --mode reread|fault --mode rewrite|fault --mode randwrite|fault --mode write --private|truncate --mode unlink|truncate --mode shrink|read --mode hole"
 	sweep="16 128 1024"
+	[ "$suite" = counts ] && sweep=""
 	;;
 esac
 

@@ -8,13 +8,16 @@
 variant=${1:-patched}
 case "$variant" in
 stock|stock-debug) src=$STOCK ;;
-patched|patched-debug) src=$SRC ;;
-*) die "unknown kernel variant '$variant' (stock, patched, stock-debug, patched-debug)" ;;
+patched|patched-debug|patched-off) src=$SRC ;;
+*) die "unknown kernel variant '$variant' (stock, patched, stock-debug, patched-debug, patched-off)" ;;
 esac
 [ -d "$src" ] || die "$src missing: run 'make tree'"
 
 frags=("$CONFIG_DIR/base.config")
-case "$variant" in patched*) frags+=("$CONFIG_DIR/series.config") ;; esac
+case "$variant" in
+patched-off) frags+=("$CONFIG_DIR/off.config") ;;
+patched*) frags+=("$CONFIG_DIR/series.config") ;;
+esac
 case "$variant" in *-debug) frags+=("$CONFIG_DIR/debug.config") ;; esac
 
 treeid=$(git -C "$src" rev-parse 'HEAD^{tree}')
