@@ -269,6 +269,28 @@ def iozone(summary, size):
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
+def iozone_both(wall, wsize, counts, csize):
+    """The IOzone-like table with a wall-clock and an instruction-count
+    (icount) column side by side, as the README shows it."""
+    def ratio(summ, case, cfg, base):
+        p = paired(summ, case, cfg, base)
+        return "-" if p is None else f"{p[0]:.2f}"
+
+    lines = ["| mode | IOzone test | our case | wall clock, THP / 4K (per-rep min-max) "
+             "| tmpfs huge / 4K | instructions (icount), THP / 4K | tmpfs huge / 4K "
+             "| 2013 v4 (ramfs, mmap mode) |", "|---|---|---|---|---|---|---|---|"]
+    for mode, test, (name, bs), then in IOZONE:
+        w, c = (name, wsize, bs), (name, csize, bs)
+        if paired(wall, w, "ramfs-THP") is None and paired(counts, c, "ramfs-THP") is None:
+            continue
+        lines.append(f"| {mode} | {test} | {name} ({size_str(bs)}) "
+                     f"| {fmt_spread(paired(wall, w, 'ramfs-THP'))} "
+                     f"| {fmt_spread(paired(wall, w, 'tmpfs-huge', 'tmpfs-4K'))} "
+                     f"| {ratio(counts, c, 'ramfs-THP', 'ramfs-4K')} "
+                     f"| {ratio(counts, c, 'tmpfs-huge', 'tmpfs-4K')} | {then or '-'} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def plots(summary, outdir):
     try:
         import matplotlib
@@ -334,6 +356,9 @@ def main(argv=None):
                     help="print only the short table for files of BYTES")
     ap.add_argument("--iozone", type=int, metavar="BYTES",
                     help="print only the IOzone-like table for files of BYTES")
+    ap.add_argument("--counts", nargs=2, metavar=("JSONL", "BYTES"),
+                    help="with --iozone: add the instruction-count column from an "
+                         "icount run (make bench's out/bench-counts) at BYTES")
     a = ap.parse_args(argv)
     try:
         rows = load(a.results)
@@ -343,6 +368,19 @@ def main(argv=None):
     summary = summarize(rows)
     if a.headline:
         print(headline(summary, a.headline))
+        return 0
+    if a.iozone and a.counts:
+        if not a.counts[1].isdigit():
+            print(f"report.py: --counts: size '{a.counts[1]}' is not a number of bytes",
+                  file=sys.stderr)
+            return 2
+        try:
+            counts = summarize(load([a.counts[0]]))
+        except InputError as e:
+            print(f"report.py: --counts: {e}", file=sys.stderr)
+            return 2
+        csize = int(a.counts[1])
+        print(iozone_both(summary, a.iozone, counts, csize))
         return 0
     if a.iozone:
         print(iozone(summary, a.iozone))

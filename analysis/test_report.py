@@ -46,6 +46,10 @@ pr = report.paired(s, case, "ramfs-THP")
 check(pr and close(pr[0], 3.0) and close(pr[1], 0.4 / 0.3) and close(pr[2], 5.0),
       "per-repetition ratios pair runs by seed: median 3, min 1.33, max 5")
 check(report.paired(s, case, "tmpfs-4K") is None, "no pairs (all failed): no ratio")
+ioz = report.iozone_both(s, 64 << 20, s, 64 << 20)
+check("| syscall | initial write | write write (1M) | 3.00 (1.33-5.00) |" in ioz
+      and "| 3.00 |" in ioz and "fault" not in ioz,
+      "the IOzone table pairs by seed in both columns and leaves out absent cases")
 md = report.table(s)
 check("| write write | 64M | 1M | ramfs-THP | 3 | 320.0 |" in md and "(1 failed)" in md,
       "the markdown table shows medians and failures")
