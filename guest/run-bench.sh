@@ -35,7 +35,8 @@ icount)
 esac
 
 n_cases=$(echo "$cases" | tr '|' '\n' | wc -l)
-total=$((reps * n_cases * 4 + reps * n_cases))
+n_configs=$(echo $configs | wc -w)
+total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs))
 i=0
 run() {
 	i=$((i + 1))
@@ -58,7 +59,8 @@ while [ $r -lt "$reps" ]; do
 		bs=$(echo "$c" | sed -n 's/.*--bs \([^ ]*\).*/\1/p')
 		run wl-memcpy --size $size --bs ${bs:-1M}
 	done
-	i=$((i + n_cases * 5))
+	# The loop above ran in a pipe's subshell: advance the count here.
+	i=$((i + n_cases * (n_configs + 1)))
 done
 # Size sweep for write and fault-in: three reps, interleaved.
 for s in $sweep; do

@@ -65,16 +65,19 @@ static int prepare(const struct opts *o)
 static int run(const struct opts *o, struct result *r)
 {
 	uint64_t off, i, n = o->size / PAGE, st = o->seed;
+	/* Decided once: the loop below is what is timed. */
+	int random = mode_is(o, "random");
+	int reads = mode_is(o, "read") || mode_is(o, "reread");
 	int pass;
 
 	for (pass = 0; pass < o->passes; pass++) {
 		for (i = 0; i < n; i++) {
-			if (mode_is(o, "random")) {
+			if (random) {
 				sink += map[(rng_next(&st) % n) * PAGE + (i & 63) * 8];
 				continue;
 			}
 			off = (order ? order[i] : i) * PAGE;
-			if (mode_is(o, "read") || mode_is(o, "reread"))
+			if (reads)
 				sink += map[off];
 			/* Verifiable data costs a fill; a bare touch does not. */
 			else if (o->verify)
