@@ -9,6 +9,9 @@
 //                  [--huge always|within_size|advise|never|knob]  (ramfs huge=;
 //                  knob: no huge= option, the page_cache knob decides)
 //                  [--corrupt OP]  (flip a byte at op OP: the check must catch it)
+//                  [--pollute]  (after every size change and mapped write, store
+//                  garbage past EOF in the EOF page through a mapping, as
+//                  xfstests fsx -e 1 does: when the file grows it must read 0)
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -29,6 +32,7 @@ struct logent { long n; enum op op; uint64_t off, len, size; };
 
 static struct {
 	uint64_t max, size, seed;
+	int pollute;
 	unsigned char *shadow, *buf, *map;
 	struct logent log[LOG];
 	char path[128];
@@ -49,8 +53,9 @@ static void dump(long n, const char *why, long long at)
 			    (unsigned long long)e->off, (unsigned long long)e->len,
 			    (unsigned long long)e->size);
 	}
-	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu\n",
-	    (unsigned long long)f.seed, n + 1, (unsigned long long)f.max);
+	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu%s (and the same --huge)\n",
+	    (unsigned long long)f.seed, n + 1, (unsigned long long)f.max,
+	    f.pollute ? " --pollute" : "");
 }
 
 /* Compare [off, off + len) of the file, clipped to its size. */
@@ -91,10 +96,35 @@ static void resize(uint64_t size)
 	f.size = size;
 }
 
+/*
+ * POSIX: what a mapping stores past EOF in the EOF page is not file data.
+ * Store garbage in [size, end of its page) through a mapping of its own;
+ * the shadow keeps zeros there, so the file must read zeros when it grows.
+ * (A huge folio is mapped only in whole pages below EOF: the rest of it
+ * cannot be reached.)
+ */
+static void pollute_eof(long n)
+{
+	uint64_t in = f.size % PAGE;
+	unsigned char *p;
+
+	if (!f.pollute || !in)
+		return;
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, f.size - in);
+	if (p == MAP_FAILED) {
+		msg("pollute: mmap at %#llx: %s\n", (unsigned long long)(f.size - in),
+		    strerror(errno));
+		return;
+	}
+	memset(p + in, 0x80 | (n & 0x7f), PAGE - in);
+	munmap(p, PAGE);
+}
+
 static long long one(long n, uint64_t *st)
 {
 	enum op op = rng_next(st) % NR_OPS;
-	uint64_t r = rng_next(st), off, len;
+	uint64_t r = rng_next(st), off, len, old = f.size;
+	long long bad;
 	char cmd[200];
 
 	off = pick_off(st, op == TRUNCATE || op == FALLOC || op == WRITE ? f.max : f.size);
@@ -154,7 +184,13 @@ static long long one(long n, uint64_t *st)
 	case NR_OPS:
 		break;
 	}
-	return compare(off, len + GUARD);
+	bad = compare(off, len + GUARD);
+	/* Grown: what was past the old EOF must read as the shadow says. */
+	if (bad < 0 && f.size > old)
+		bad = compare(old, PAGE);
+	if (f.size != old || op == MAPWRITE)
+		pollute_eof(n);
+	return bad;
 }
 
 /* --corrupt N: flip a file byte behind the shadow's back at op N. */
@@ -210,14 +246,22 @@ int main(int argc, char **argv)
 	char mopts[32] = "huge=always";
 	const char *dir;
 
-	for (i = 1; i + 1 < argc; i += 2) {
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--pollute")) {
+			f.pollute = 1;
+			continue;
+		}
+		if (i + 1 == argc) {
+			fprintf(stderr, "probe-fsx: %s needs a value\n", argv[i]);
+			return 2;
+		}
 		if (!strcmp(argv[i], "--huge")) {
 			/* The kernel rejects a bad word at mount time. */
-			if (!strcmp(argv[i + 1], "knob"))
+			if (!strcmp(argv[++i], "knob"))
 				mopts[0] = 0;
-			else if (snprintf(mopts, sizeof(mopts), "huge=%s", argv[i + 1]) >=
+			else if (snprintf(mopts, sizeof(mopts), "huge=%s", argv[i]) >=
 				 (int)sizeof(mopts)) {
-				fprintf(stderr, "probe-fsx: bad value '%s' for --huge\n", argv[i + 1]);
+				fprintf(stderr, "probe-fsx: bad value '%s' for --huge\n", argv[i]);
 				return 2;
 			}
 			continue;
@@ -242,10 +286,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "probe-fsx: unknown option %s\n", argv[i]);
 			return 2;
 		}
-	}
-	if (i < argc) {
-		fprintf(stderr, "probe-fsx: %s needs a value\n", argv[i]);
-		return 2;
+		i++;
 	}
 	if (!f.max)
 		f.max = 9 * MiB + 12345;
@@ -261,9 +302,10 @@ int main(int argc, char **argv)
 		double t0 = now_s();
 		int ok = run(first + i, ops, check);
 
-		ksft_test_result(ok, "fsx: seed %llu, %ld ops on a %llu-byte file (%.1fs, FileHugePages %ld kB at end)\n",
+		ksft_test_result(ok, "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s (%.1fs, FileHugePages %ld kB at end)\n",
 				 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
-				 now_s() - t0, meminfo_kb("FileHugePages"));
+				 mopts, f.pollute ? ", post-EOF pollution" : "", now_s() - t0,
+				 meminfo_kb("FileHugePages"));
 	}
 	ksft_finished();
 }

@@ -1,7 +1,8 @@
 // mmap of ramfs: faults on holes allocate huge folios under the policy and
-// map them with one PMD; NOHUGEPAGE, PR_SET_THP_DISABLE and never give
-// small folios; no PMD past EOF; a write keeps a read-made PMD; MAP_PRIVATE
-// copies; MADV_POPULATE_WRITE pre-populates; partial mprotect keeps data.
+// map them with one PMD (smaps says THPeligible 1 there); NOHUGEPAGE,
+// PR_SET_THP_DISABLE and never give small folios; no PMD past EOF; a write
+// keeps a read-made PMD; MAP_PRIVATE copies; MADV_POPULATE_WRITE
+// pre-populates; partial mprotect keeps data.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -74,6 +75,12 @@ static long touch_write(unsigned char *p, size_t len)
 	return minflt() - f0;
 }
 
+/* smaps THPeligible of the VMA at @p: 1 where it can take PMD mappings. */
+static long eligible(const void *p)
+{
+	return p ? smaps_get(p, "THPeligible") : -1;
+}
+
 static long long read_back(int fd, size_t len)
 {
 	unsigned char *buf = malloc(MiB);
@@ -90,7 +97,7 @@ static long long read_back(int fd, size_t len)
 /* The main case, and the three ways of saying no (@how). */
 static void test_fault(const char *how)
 {
-	long f, pmd, fhp0 = meminfo_kb("FileHugePages"), fhp, ev0, ev, mapped0;
+	long f, pmd, fhp0 = meminfo_kb("FileHugePages"), fhp, ev0, ev, mapped0, elig;
 	int never = !strcmp(how, "never"), nohuge = !strcmp(how, "MADV_NOHUGEPAGE");
 	int fd = sparse("fault", SIZE), huge = !*how;
 	unsigned char *p;
@@ -113,12 +120,13 @@ static void test_fault(const char *how)
 	pmd = meminfo_kb("FilePmdMapped");
 	fhp = meminfo_kb("FileHugePages") - fhp0;
 	ev = vmstat_get("thp_fault_file_alloc") - ev0;
+	elig = eligible(p);
 	bad = read_back(fd, SIZE);
 	if (huge)
 		ksft_test_result(f <= NR + 16 && pmd == SIZE / KiB && fhp == SIZE / KiB && ev == NR &&
-				 vmstat_get("thp_file_mapped") - mapped0 == NR && bad < 0,
-				 "mmap: 64 MiB sparse, always: %ld faults (<= %lu), FilePmdMapped %ld kB, FileHugePages %+ld kB, thp_fault_file_alloc %+ld, read(2) mismatch %lld\n",
-				 f, NR + 16, pmd, fhp, ev, bad);
+				 vmstat_get("thp_file_mapped") - mapped0 == NR && bad < 0 && elig == 1,
+				 "mmap: 64 MiB sparse, always: %ld faults (<= %lu), FilePmdMapped %ld kB, THPeligible %ld, FileHugePages %+ld kB, thp_fault_file_alloc %+ld, read(2) mismatch %lld\n",
+				 f, NR + 16, pmd, elig, fhp, ev, bad);
 	else
 		ksft_test_result(f >= (long)(SIZE / PAGE) && f <= (long)(SIZE / PAGE) + 16 &&
 				 pmd == 0 && fhp == 0 && ev == 0 && bad < 0,
@@ -164,9 +172,9 @@ static void test_read_through_map(void)
 	p = map(fd, 8 * MiB, MAP_SHARED);
 	bad = p ? pattern_check(p, 8 * MiB, 0, 11) : 0;
 	vm_stat_refresh();
-	ksft_test_result(bad < 0 && meminfo_kb("FilePmdMapped") == 8 * 1024,
-			 "mmap: data from write(2) reads back through a PMD mapping (mismatch %lld, FilePmdMapped %ld kB)\n",
-			 bad, meminfo_kb("FilePmdMapped"));
+	ksft_test_result(bad < 0 && meminfo_kb("FilePmdMapped") == 8 * 1024 && eligible(p) == 1,
+			 "mmap: data from write(2) reads back through a PMD mapping (mismatch %lld, FilePmdMapped %ld kB, THPeligible %ld)\n",
+			 bad, meminfo_kb("FilePmdMapped"), eligible(p));
 	if (p)
 		munmap(p, 8 * MiB);
 	close(fd);
@@ -190,9 +198,10 @@ static void test_write_keeps_pmd(void)
 	vm_stat_refresh();
 	pmd_written = meminfo_kb("FilePmdMapped");
 	ksft_test_result(sink == 0 && pmd_read == 8192 && pmd_written == 8192 &&
-			 vmstat_get("thp_split_pmd") == split0 && read_back(fd, 8 * MiB) < 0,
-			 "mmap: a write keeps the PMD a read fault made (FilePmdMapped %ld -> %ld kB, thp_split_pmd %+ld)\n",
-			 pmd_read, pmd_written, vmstat_get("thp_split_pmd") - split0);
+			 vmstat_get("thp_split_pmd") == split0 && read_back(fd, 8 * MiB) < 0 &&
+			 eligible(p) == 1,
+			 "mmap: a write keeps the PMD a read fault made (FilePmdMapped %ld -> %ld kB, thp_split_pmd %+ld, THPeligible %ld)\n",
+			 pmd_read, pmd_written, vmstat_get("thp_split_pmd") - split0, eligible(p));
 	if (p)
 		munmap(p, 8 * MiB);
 	close(fd);
@@ -257,9 +266,10 @@ static void test_populate_write(void)
 	vm_stat_refresh();
 	pmd = meminfo_kb("FilePmdMapped");
 	f = p ? touch_write(p, 16 * MiB) : -1;
-	ksft_test_result(!err && pmd == 16 * 1024 && f == 0 && read_back(fd, 16 * MiB) < 0,
-			 "mmap: MADV_POPULATE_WRITE maps huge folios by PMD (err %d, FilePmdMapped %ld kB, %ld faults after)\n",
-			 err, pmd, f);
+	ksft_test_result(!err && pmd == 16 * 1024 && f == 0 && read_back(fd, 16 * MiB) < 0 &&
+			 eligible(p) == 1,
+			 "mmap: MADV_POPULATE_WRITE maps huge folios by PMD (err %d, FilePmdMapped %ld kB, %ld faults after, THPeligible %ld)\n",
+			 err, pmd, f, eligible(p));
 	if (p)
 		munmap(p, 16 * MiB);
 	close(fd);

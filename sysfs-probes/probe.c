@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -10,7 +11,8 @@
 #include <unistd.h>
 
 int probe_node;
-static char saved_knob[32];
+static struct { const char *path; char value[64]; } saved[8];
+static int nr_saved;
 static char mounts[8][64];
 static int nr_mounts;
 
@@ -20,8 +22,11 @@ static void cleanup(void)
 		umount2(mounts[--nr_mounts], MNT_DETACH);
 		rmdir(mounts[nr_mounts]);
 	}
-	if (saved_knob[0])
-		write_bytes(KNOB, saved_knob, strlen(saved_knob));
+	while (nr_saved > 0) {
+		nr_saved--;
+		write_bytes(saved[nr_saved].path, saved[nr_saved].value,
+			    strlen(saved[nr_saved].value));
+	}
 }
 
 int config_has(const char *opt)
@@ -70,30 +75,60 @@ void probe_init(int argc, char **argv, const char *opt)
 	}
 }
 
-const char *knob_get(void)
+const char *setting_get(const char *path)
 {
-	static char buf[128];
+	static char buf[256];
 	char *a, *b;
 
-	if (read_text(KNOB, buf, sizeof(buf)))
+	if (read_text(path, buf, sizeof(buf)))
 		return NULL;
 	a = strchr(buf, '[');
 	b = a ? strchr(a, ']') : NULL;
+	if (!a) {
+		buf[strcspn(buf, "\n")] = 0;
+		return buf;
+	}
 	if (!b)
 		return NULL;
 	*b = 0;
 	return a + 1;
 }
 
+int setting_set(const char *path, const char *value)
+{
+	int i;
+
+	for (i = 0; i < nr_saved && strcmp(saved[i].path, path); i++)
+		;
+	if (i == nr_saved && nr_saved < (int)(sizeof(saved) / sizeof(saved[0]))) {
+		const char *cur = setting_get(path);
+
+		if (cur) {
+			saved[nr_saved].path = path;
+			snprintf(saved[nr_saved].value, sizeof(saved[0].value), "%s", cur);
+			nr_saved++;
+		}
+	}
+	return write_bytes(path, value, strlen(value));
+}
+
+const char *knob_get(void)
+{
+	return setting_get(KNOB);
+}
+
 int knob_set(const char *word)
 {
-	if (!saved_knob[0]) {
-		const char *cur = knob_get();
+	return setting_set(KNOB, word);
+}
 
-		if (cur)
-			snprintf(saved_knob, sizeof(saved_knob), "%s", cur);
-	}
-	return write_bytes(KNOB, word, strlen(word));
+void require_knob(const char *word)
+{
+	const char *cur = knob_get();
+
+	if (!cur || strcmp(cur, word))
+		ksft_exit_fail_msg("page_cache is %s, not %s as the kernel boots\n",
+				   cur ? cur : "unreadable", word);
 }
 
 const char *mount_fs(const char *type, const char *opts)
@@ -162,4 +197,61 @@ long long check_file(const char *path, size_t len, uint64_t seed)
 	close(fd);
 	free(buf);
 	return bad;
+}
+
+long nr_file_pages(void)
+{
+	vm_stat_refresh();
+	return vmstat_get("nr_file_pages");
+}
+
+long vmstat_sum(const char *prefix)
+{
+	static char buf[64 * 1024];
+	size_t pl = strlen(prefix);
+	long sum = 0;
+	char *p;
+
+	if (read_text("/proc/vmstat", buf, sizeof(buf)))
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, prefix, pl))
+			sum += strtol(p + strcspn(p, " ") + 1, NULL, 10);
+	return sum;
+}
+
+long smaps_get(const void *addr, const char *field)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long a = (unsigned long)addr, start, end;
+	size_t fl = strlen(field);
+	char line[512];
+	int in = 0;
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* A VMA's header line: "start-end perms offset dev inode path". */
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in = a >= start && a < end;
+		else if (in && !strncmp(line, field, fl) && line[fl] == ':') {
+			v = strtol(line + fl + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (!sched_setaffinity(0, sizeof(set), &set))
+		return 0;
+	msg("pin to CPU %d: %s\n", cpu, strerror(errno));
+	return -1;
 }

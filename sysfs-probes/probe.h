@@ -20,9 +20,23 @@ extern int probe_node;		/* --node N: where memory should land */
 void probe_init(int argc, char **argv, const char *opt);
 int config_has(const char *opt);
 
-/* The knob's current word (the one in brackets), or NULL. */
+/*
+ * A sysfs or procfs setting: its current value (the word in brackets of a
+ * choice list such as "always [never]", else the text without the newline),
+ * or NULL.  setting_set() returns 0 or -errno; the first value it replaced
+ * is written back at exit.
+ */
+const char *setting_get(const char *path);
+int setting_set(const char *path, const char *value);
+
+/* The page_cache knob, through the two above. */
 const char *knob_get(void);
-int knob_set(const char *word);		/* 0 or -errno; restored at exit */
+int knob_set(const char *word);
+/*
+ * For probes of the default policy, as a user gets it: fail (before the
+ * plan) unless the knob is at @word, its value when the kernel boots.
+ */
+void require_knob(const char *word);
 
 /* A fresh ramfs (or tmpfs) mount with @opts; unmounted at exit. */
 const char *mount_fs(const char *type, const char *opts);
@@ -31,6 +45,33 @@ const char *mount_fs(const char *type, const char *opts);
 int write_file(const char *path, size_t len, size_t bs, uint64_t seed);
 /* Read it back: -1 if it matches the pattern, else the bad offset. */
 long long check_file(const char *path, size_t len, uint64_t seed);
+
+/* Run the calling thread on @cpu only; 0 or -1 (with a message). */
+int pin_cpu(int cpu);
+
+/* nr_file_pages from /proc/vmstat, per-CPU diffs folded in first. */
+long nr_file_pages(void);
+/*
+ * unlink(@path), then one result: nr_file_pages is back within @slack pages
+ * of @base.  A macro, so that the result counts in the probe's own file.
+ */
+#define result_unlinked(name, path, base, slack) do {				\
+	long left_;								\
+										\
+	unlink(path);								\
+	left_ = nr_file_pages() - (base);					\
+	ksft_test_result(labs(left_) <= (slack),				\
+			 "%s: unlink gives it back: nr_file_pages %+ld from before (within %d)\n", \
+			 name, left_, (int)(slack));				\
+} while (0)
+
+/* Sum of the /proc/vmstat counters whose names start with @prefix. */
+long vmstat_sum(const char *prefix);
+/*
+ * @field ("FilePmdMapped", "THPeligible") of the VMA holding @addr in
+ * /proc/self/smaps, or -1.
+ */
+long smaps_get(const void *addr, const char *field);
 
 #define msg(...) ksft_print_msg(__VA_ARGS__)
 

@@ -1,0 +1,71 @@
+// A read(2) or write(2) that fails at once must not leave the range it asked
+// for in the page cache: read(2) of a sparse 256 MiB file into a PROT_NONE
+// buffer (default policy), write(2) of 256 MiB from one into an empty file
+// (huge=always).  Both fail with EFAULT; at most the one folio the copy was
+// about to enter may stay (512 + 1 pages), and unlink gives everything back.
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SIZE	(256 * MiB)
+#define MAX_PINNED	((long)(HPAGE / PAGE) + 1)
+#define SLACK	8		/* pages others may add or free meanwhile */
+
+static unsigned char *none;	/* SIZE bytes of PROT_NONE */
+
+static void one(const char *dir, const char *what, int writing)
+{
+	long base = nr_file_pages(), fhp0 = meminfo_kb("FileHugePages"), pinned, fhp;
+	char path[128], name[160];
+	struct stat st = { 0 };
+	ssize_t ret;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/failio", dir);
+	snprintf(name, sizeof(name), "failio: %s", what);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || (!writing && ftruncate(fd, SIZE))) {
+		ksft_test_result_fail("%s: create %s: %s\n", name, path, strerror(errno));
+		ksft_test_result_fail("%s: unlink (not reached)\n", name);
+		return;
+	}
+	errno = 0;
+	ret = writing ? write(fd, none, SIZE) : read(fd, none, SIZE);
+	err = errno;
+	fstat(fd, &st);
+	pinned = nr_file_pages() - base;
+	fhp = meminfo_kb("FileHugePages") - fhp0;
+	/* EFAULT, or a short count: nothing can be copied from or to PROT_NONE. */
+	ksft_test_result(((ret < 0 && err == EFAULT) || (ret >= 0 && ret < (ssize_t)SIZE)) &&
+			 (writing ? st.st_size == 0 : st.st_size == (off_t)SIZE) && pinned <= MAX_PINNED,
+			 "%s: returns %zd (%s), st_size %lld, nr_file_pages %+ld (at most %+ld), FileHugePages %+ld kB\n",
+			 name, ret, ret < 0 ? strerror(err) : "short", (long long)st.st_size, pinned,
+			 MAX_PINNED, fhp);
+	close(fd);
+	result_unlinked(name, path, base, SLACK);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dflt, *huge;
+
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	require_knob("within_size");	/* the default policy, as users get it */
+	ksft_set_plan(2 * 2);
+	none = mmap(NULL, SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	dflt = mount_fs("ramfs", "");
+	huge = mount_fs("ramfs", "huge=always");
+	if (none == MAP_FAILED || !dflt || !huge)
+		ksft_exit_fail_msg("mmap/mount: %s\n", strerror(errno));
+	one(dflt, "read(2) of a sparse 256 MiB file into PROT_NONE, default policy", 0);
+	one(huge, "write(2) of 256 MiB from PROT_NONE into an empty file, huge=always", 1);
+	munmap(none, SIZE);
+	ksft_finished();
+}

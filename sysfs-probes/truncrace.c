@@ -1,0 +1,174 @@
+// Truncate racing reads and faults on two CPUs: one thread on CPU 0 takes
+// the file up to 8 MiB (written, so with huge folios, or a hole) and down to
+// a random size below 3 MiB, over and over; on CPU 1 one thread pread()s at
+// random offsets and another touches a shared mapping of it (catching
+// SIGBUS past EOF).  No folio may be left wholly beyond EOF: after each
+// truncation nr_file_pages may hold at most the folios that reach below
+// EOF, and at the end mincore() of a mapping longer than the file sees no
+// page there; unlink gives everything back.
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BIG	(8 * MiB)
+#define SMALL	(3 * MiB)
+#define MAPLEN	(BIG + 2 * HPAGE)	/* longer than the file ever is */
+#define ROUNDS	1000
+#define SECONDS	8.0		/* or fewer rounds, when slow (debug kernel) */
+#define SLACK	4		/* pages others may add or free meanwhile */
+
+static int fd;
+static unsigned char *map;
+static volatile int stop;
+static __thread sigjmp_buf bus_jmp;
+
+/* Pages of the folios that reach below @size (at most 2 MiB each). */
+static long allowed(uint64_t size)
+{
+	uint64_t pages = (size + PAGE - 1) / PAGE, per = HPAGE / PAGE;
+
+	return (pages + per - 1) / per * per;
+}
+
+static void on_bus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+static void *reader(void *arg)
+{
+	uint64_t st = (uintptr_t)arg, off, len;
+	unsigned char *buf = malloc(4 * MiB);
+
+	pin_cpu(1);
+	while (!stop) {
+		off = rng_next(&st) % BIG;
+		len = rng_next(&st) % (4 * MiB) + 1;	/* spans folios */
+		if (pread(fd, buf, len, off) < 0)
+			break;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void *toucher(void *arg)
+{
+	uint64_t st = (uintptr_t)arg;
+	volatile unsigned char sink;
+
+	pin_cpu(1);
+	while (!stop) {
+		uint64_t off = rng_next(&st) % BIG / PAGE * PAGE;
+
+		if (!sigsetjmp(bus_jmp, 1))
+			sink = map[off];
+	}
+	(void)sink;
+	return NULL;
+}
+
+/* Page-cache pages at or after page @from, as mincore() sees them. */
+static long resident_from(uint64_t from)
+{
+	static unsigned char vec[MAPLEN / PAGE];
+	long n = 0;
+	uint64_t i;
+
+	if (mincore(map, MAPLEN, vec))
+		return -1;
+	for (i = from; i < MAPLEN / PAGE; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
+static void race(const char *dir, const char *what, uint64_t seed)
+{
+	long base = nr_file_pages(), over = 0, worst = 0, beyond, exact, cached;
+	unsigned char *data = malloc(BIG);
+	uint64_t st = seed, size = 0;
+	pthread_t t[2];
+	struct stat sb;
+	char path[128], name[64];
+	double t0 = now_s();
+	int r;
+
+	snprintf(path, sizeof(path), "%s/race", dir);
+	snprintf(name, sizeof(name), "truncrace: %s", what);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	map = mmap(NULL, MAPLEN, PROT_READ, MAP_SHARED, fd, 0);
+	if (fd < 0 || map == MAP_FAILED || !data) {
+		ksft_test_result_fail("%s: open/mmap: %s\n", name, strerror(errno));
+		ksft_test_result_fail("%s: unlink (not reached)\n", name);
+		return;
+	}
+	pattern_fill(data, BIG, 0, seed);
+	stop = 0;
+	pthread_create(&t[0], NULL, reader, (void *)(uintptr_t)(seed + 1));
+	pthread_create(&t[1], NULL, toucher, (void *)(uintptr_t)(seed + 2));
+	pin_cpu(0);
+	for (r = 0; r < ROUNDS && now_s() - t0 < SECONDS; r++) {
+		long excess;
+
+		/* Up: written data in huge folios, or a hole to fill. */
+		if (r % 8 == 0) {
+			if (pwrite(fd, data, BIG, 0) != (ssize_t)BIG)
+				msg("pwrite: %s\n", strerror(errno));
+		} else if (ftruncate(fd, BIG)) {
+			msg("ftruncate up: %s\n", strerror(errno));
+		}
+		size = rng_next(&st) % SMALL;
+		if (ftruncate(fd, size))
+			msg("ftruncate down: %s\n", strerror(errno));
+		/* The refresh takes long enough for racing adds to land. */
+		excess = nr_file_pages() - base - allowed(size);
+		if (excess > SLACK) {
+			over++;
+			worst = excess > worst ? excess : worst;
+		}
+	}
+	stop = 1;
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	fstat(fd, &sb);
+	cached = nr_file_pages() - base;
+	beyond = resident_from(allowed(sb.st_size));
+	exact = resident_from((sb.st_size + PAGE - 1) / PAGE);
+	ksft_test_result(!over && cached <= allowed(sb.st_size) + SLACK && beyond == 0,
+			 "%s: %d rounds in %.1fs: %ld with pages beyond the EOF folio (worst %+ld pages); at the end size %lld, nr_file_pages %+ld (at most %ld), mincore: %ld pages beyond the EOF folio, %ld beyond EOF\n",
+			 name, r, now_s() - t0, over, worst, (long long)sb.st_size, cached,
+			 allowed(sb.st_size), beyond, exact);
+	munmap(map, MAPLEN);
+	close(fd);
+	free(data);
+	result_unlinked(name, path, base, SLACK);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_bus };
+	const char *huge, *dflt;
+
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		ksft_exit_skip("needs two CPUs\n");
+	ksft_set_plan(2 * 2);
+	sigaction(SIGBUS, &sa, NULL);
+	huge = mount_fs("ramfs", "huge=always");
+	dflt = mount_fs("ramfs", "");
+	if (!huge || !dflt)
+		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
+	race(huge, "huge=always", 1);
+	race(dflt, "default policy", 2);
+	ksft_finished();
+}
