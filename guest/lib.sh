@@ -1,36 +1,86 @@
-# Guest-side helpers for run-test.sh and run-bench.sh (busybox sh).
+# Guest-side helpers for run-test.sh, workloads.sh and run-bench.sh (busybox
+# sh).  The guest judges nothing: it forwards what each program printed and
+# how it ended, and the host (scripts/verdict.py) reads TAP and decides.
+
+# The per-program time limit, forwarded from the host (THP_TEST_TIMEOUT_S
+# -> thp.timeout= -> THP_TEST_TIMEOUT); 300 s when booted by hand.
+THP_TEST_TIMEOUT=${THP_TEST_TIMEOUT:-300}
+console=${THP_CONSOLE:-/dev/console}
 
 # JSON string escape for one line.
-jstr() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/ /g'; }
+jstr() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/[[:cntrl:]]/ /g'; }
 
-# result SUITE STATUS "ok N name" [REASON]: one JSON result line.
-result() {
-	name=$(echo "$3" | sed -e 's/^ok [0-9]* *//' -e 's/^- //' -e 's/ *$//')
-	echo "{\"type\":\"tap\",\"suite\":\"$1\",\"status\":\"$2\",\"name\":\"$(jstr "$name")\",\"reason\":\"$(jstr "$4")\"}"
+# limited SECS [--group] CMD...: run CMD with a time limit, stdout and
+# stderr as the caller's, stdin /dev/null.  With --group, CMD runs in its
+# own session and process group, and the whole group (children, helpers
+# left in the background) gets TERM at the limit, KILL 5 s later, and KILL
+# again when CMD exits.  Sets lim_rc (exit status, 128+signal if killed)
+# and lim_timeout (1 if the limit killed it, else 0).  SECS 0: no limit.
+limited() {
+	lim_secs=$1; shift
+	lim_group=""
+	[ "$1" = --group ] && { lim_group=1; shift; }
+	lim_flag=/tmp/limited.$$.timeout
+	rm -f $lim_flag
+	if [ -n "$lim_group" ]; then
+		# Not a group leader (no job control here): setsid does not fork,
+		# so $! is CMD itself and its pid names the new process group.
+		setsid "$@" </dev/null &
+	else
+		"$@" </dev/null &
+	fi
+	lim_pid=$!
+	lim_target=$lim_pid
+	[ -n "$lim_group" ] && lim_target=-$lim_pid
+	lim_watch=""
+	if [ "$lim_secs" -gt 0 ] 2>/dev/null; then
+		(
+			end=$(( $(date +%s) + lim_secs ))
+			while [ "$(date +%s)" -lt $end ]; do
+				kill -0 $lim_pid 2>/dev/null || exit 0
+				sleep 1
+			done
+			: >$lim_flag
+			kill -TERM -- $lim_target 2>/dev/null
+			sleep 5
+			kill -KILL -- $lim_target 2>/dev/null
+		) >/dev/null 2>&1 &
+		lim_watch=$!
+	fi
+	wait $lim_pid
+	lim_rc=$?
+	[ -n "$lim_watch" ] && { kill $lim_watch 2>/dev/null; wait $lim_watch 2>/dev/null; }
+	# Nothing of CMD's may outlive it into the next test.
+	[ -n "$lim_group" ] && kill -KILL -- -$lim_pid 2>/dev/null
+	lim_timeout=0
+	[ -e $lim_flag ] && lim_timeout=1
+	rm -f $lim_flag
+	return 0
 }
 
-# Run one test program, echo its output to the console and turn its TAP
-# lines into JSON results on stdout; JSON lines it prints pass through.
+# run_one SUITE CMD...: run one test program in its own process group under
+# the time limit; echo its output to the console and forward every line of
+# it (stdout and stderr) as {"type":"out","suite":S,"line":...}, then one
+# {"type":"exit","suite":S,"rc":N,"timeout":0|1,"secs":N,"limit":N}.
 run_one() {
 	suite=$1; shift
-	echo "== $suite: $*" >/dev/console
-	rcfile=/tmp/rc.$$
-	# kselftest/TAP: "ok N desc", "not ok N desc", "ok N desc # SKIP why".
-	( timeout "${THP_TEST_TIMEOUT:-300}" "$@" 2>&1; echo $? >$rcfile ) | \
-	while IFS= read -r line; do
-		echo "$line" >/dev/console
-		case "$line" in
-		'{'*) echo "{\"suite\":\"$suite\",${line#?}" ;;
-		"ok "*"# SKIP"*|"ok "*"# skip"*)
-			r=${line#*# [Ss][Kk][Ii][Pp] }
-			result "$suite" skip "${line%%#*}" "$r" ;;
-		"ok "*) result "$suite" pass "$line" ;;
-		"not ok "*) result "$suite" fail "${line#not }" ;;
-		"1..0 # SKIP"*|"1..0 # skip"*)
-			result "$suite" skip "ok 0 $suite" "${line#1..0 # ???? }" ;;
-		esac
-	done
-	rc=$(cat $rcfile 2>/dev/null || echo 255)
-	rm -f $rcfile
-	echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":$rc}"
+	echo "== $suite: $*" >"$console"
+	fifo=/tmp/run_one.$$.fifo
+	rm -f $fifo
+	mkfifo $fifo
+	# One process: the w command copies the raw line to the console before
+	# it is escaped.  sed's stdout is the results port (a tty: line buffered).
+	sed -e "w $console" -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/[[:cntrl:]]/ /g' \
+		-e "s/^/{\"type\":\"out\",\"suite\":\"$suite\",\"line\":\"/" -e 's/$/"}/' <$fifo &
+	reader=$!
+	t0=$(date +%s)
+	limited "$THP_TEST_TIMEOUT" --group "$@" >$fifo 2>&1
+	secs=$(( $(date +%s) - t0 ))
+	# The group is gone, so the fifo's writers are; bound the wait anyway.
+	( sleep 10; kill $reader 2>/dev/null ) >/dev/null 2>&1 &
+	k=$!
+	wait $reader
+	kill $k 2>/dev/null
+	rm -f $fifo
+	echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":$lim_rc,\"timeout\":$lim_timeout,\"secs\":$secs,\"limit\":$THP_TEST_TIMEOUT}"
 }

@@ -38,11 +38,51 @@ n_cases=$(echo "$cases" | tr '|' '\n' | wc -l)
 n_configs=$(echo $configs | wc -w)
 total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs))
 i=0
+# A per-run limit only when the host asks for one (thp.timeout=).
+limit=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.timeout=//p')
+# run wl-NAME ARGS...: one measurement.  A run that exits non-zero without
+# its own "ok":false record (a crash, bad arguments, the limit) gets one
+# here, with its exit status, so that bench.sh and report.py count it.
 run() {
 	i=$((i + 1))
 	echo "{\"type\":\"progress\",\"msg\":\"$i/$total: $*\"}"
 	# shellcheck disable=SC2068
-	$@ --no-verify 2>/dev/console || true
+	limited "${limit:-0}" $@ --no-verify >/tmp/bench.out 2>/dev/console
+	cat /tmp/bench.out
+	[ "$lim_rc" = 0 ] && return 0
+	grep -q '"ok":false' /tmp/bench.out && return 0
+	crashed "$lim_rc" "$lim_timeout" "$@"
+}
+
+# crashed RC TIMEOUT wl-NAME ARGS...: a failed workload record for report.py.
+crashed() {
+	rc=$1 to=$2 wl=${3#wl-}
+	shift 3
+	mode="" bs=1M sz=$size dir="" seed=0 pattern=seq
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--mode) mode=$2; shift ;;
+		--bs) bs=$2; shift ;;
+		--size) sz=$2; shift ;;
+		--dir) dir=$2; shift ;;
+		--seed) seed=$2; shift ;;
+		--pattern) pattern=$2; shift ;;
+		esac
+		shift
+	done
+	why="exit $rc"
+	[ "$to" = 1 ] && why="killed by its ${limit}s limit (exit $rc)"
+	echo "{\"type\":\"workload\",\"workload\":\"$wl\",\"mode\":\"$mode\",\"params\":{\"size\":$(bytes "$sz"),\"bs\":$(bytes "$bs"),\"pattern\":\"$pattern\",\"seed\":$seed},\"dir\":\"$dir\",\"fs\":\"$(echo "$dir" | sed 's|/mnt/||; s|-.*||')\",\"wall_s\":0,\"bytes\":0,\"rc\":$rc,\"ok\":false,\"error\":\"$why\"}"
+}
+
+# bytes 4K|64M|...: the number.
+bytes() {
+	case "$1" in
+	*K) echo $(( ${1%K} * 1024 )) ;;
+	*M) echo $(( ${1%M} * 1048576 )) ;;
+	*G) echo $(( ${1%G} * 1073741824 )) ;;
+	*) echo "$1" ;;
+	esac
 }
 r=0
 while [ $r -lt "$reps" ]; do
@@ -87,3 +127,5 @@ if [ "$suite" = bench ] && command -v fio >/dev/null; then
 	done
 fi
 echo within_size >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
+rm -f /tmp/bench.out
+exit 0

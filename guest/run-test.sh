@@ -1,12 +1,17 @@
 #!/bin/sh
-# Run the guest test list (or the names in $THP_TESTS) and print JSON lines.
+# Run the guest test list (or the names in $THP_TESTS) and print JSON lines:
+# each program's output and exit status (lib.sh run_one).  The host builds
+# the same list from tests.list and judges (scripts/verdict.py).
 . /guest/lib.sh
 # The host checks that this is the kernel it just built.
 echo "{\"type\":\"uname\",\"release\":\"$(uname -r)\",\"version\":\"$(uname -v)\"}"
-list=/guest/tests.list
-n=$(grep -cv '^#' $list)
+list=/tmp/tests.list
+grep -v -e '^#' -e '^[[:space:]]*$' /guest/tests.list >$list
+n=$(wc -l <$list)
 i=0
-grep -v '^#' $list | while read -r name cmd; do
+# Not a pipe: the loop runs in this shell, so if it dies the script's exit
+# status says so and init writes no end marker.
+while read -r name cmd; do
 	i=$((i + 1))
 	# "name!" runs only when named in $THP_TESTS.
 	case "$name" in *!) [ -z "$THP_TESTS" ] && continue; name=${name%!} ;; esac
@@ -18,5 +23,7 @@ grep -v '^#' $list | while read -r name cmd; do
 	run_one "$name" $cmd
 	# Leave no state behind for the next test.
 	rm -rf /mnt/ramfs/* /mnt/ramfs-4k/* /mnt/tmpfs-huge/* /mnt/tmpfs/* 2>/dev/null
-done
+done <$list
+rm -f $list
 echo "{\"type\":\"dmesg_lines\",\"n\":$(dmesg | wc -l)}"
+exit 0

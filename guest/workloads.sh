@@ -1,30 +1,60 @@
 #!/bin/sh
-# Every workload in a small verify mode on each filesystem/policy: each
-# prints one JSON object, and "ok":false fails it (scripts/summarize.py).
+# Every workload in a small verify mode on each filesystem/policy, then each
+# once more with --corrupt on ramfs.  Each run prints its own JSON object and
+# then one {"type":"case",...} line with its exit status; the host
+# (scripts/verdict.py) builds the expected cases from the lists below (keep
+# them one per line, between the quotes) and judges every case: a run that
+# crashes, exits non-zero or hangs fails by name.
+. /guest/lib.sh
 size=${THP_SIZE_MB:-16}M
-cases="write|write --mode pwrite --pattern random --bs 64K|write --mode append --bs 4K|\
-read|read --mode hole|read --pattern random --bs 4K|rewrite --passes 2|\
-truncate|truncate --mode punch|fault --mode write|fault --mode read|\
-fault --mode write --private|fault --mode random|fault --mode reread|\
-fault --mode rewrite|fault --mode randwrite --private|fault --mode write --madvise huge|\
-fault --mode write --madvise nohuge|mixed --threads 4 --bs 64K|memcpy"
-for dir in /mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge /mnt/tmpfs; do
-	[ "$dir" = /mnt/ramfs ] && echo always >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
-	echo "$cases" | tr '|' '\n' | while read -r w; do
-		# shellcheck disable=SC2086
-		wl-$w --dir $dir --size $size || true
-	done
-done
-# The check itself: with one byte flipped behind its back, every case
-# on ramfs with huge folios must report ok:false.
-n=0
-echo "$cases" | tr '|' '\n' | while read -r w; do
-	n=$((n + 1))
+cases='
+write
+write --mode pwrite --pattern random --bs 64K
+write --mode append --bs 4K
+read
+read --mode hole
+read --pattern random --bs 4K
+rewrite --passes 2
+truncate
+truncate --mode punch
+fault --mode write
+fault --mode read
+fault --mode write --private
+fault --mode random
+fault --mode reread
+fault --mode rewrite
+fault --mode randwrite --private
+fault --mode write --madvise huge
+fault --mode write --madvise nohuge
+mixed --threads 4 --bs 64K
+memcpy
+'
+dirs="/mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge /mnt/tmpfs"
+corrupt_dir=/mnt/ramfs
+
+# one DIR CORRUPT "CASE" ARGS...: run wl-CASE ARGS on DIR, then its case line.
+one() {
+	d=$1 c=$2 w=$3
+	shift 3
 	# shellcheck disable=SC2086
-	out=$(wl-$w --dir /mnt/ramfs --size 4M --corrupt 2>&1)
-	case "$out" in
-	*'"ok":false'*) echo "ok $n --corrupt caught: $w" ;;
-	*) echo "not ok $n --corrupt not caught: $w # $(echo "$out" | tail -c 200)" ;;
-	esac
+	limited "$THP_TEST_TIMEOUT" wl-$w "$@" --dir $d
+	echo "{\"type\":\"case\",\"case\":\"$(jstr "$w")\",\"dir\":\"$d\",\"corrupt\":$c,\"rc\":$lim_rc,\"timeout\":$lim_timeout}"
+}
+
+echo "$cases" | grep -v '^$' >/tmp/workloads.cases
+for dir in $dirs; do
+	[ "$dir" = /mnt/ramfs ] && echo always >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
+	while read -r w; do
+		# shellcheck disable=SC2086
+		one $dir 0 "$w" --size $size
+	done </tmp/workloads.cases
 done
-echo within_size >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null || true
+# The check itself: with one byte flipped behind its back, every case on
+# ramfs with huge folios must exit 1 with "ok":false (the host checks).
+while read -r w; do
+	# shellcheck disable=SC2086
+	one $corrupt_dir 1 "$w" --size 4M --corrupt
+done </tmp/workloads.cases
+rm -f /tmp/workloads.cases
+echo within_size >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
+exit 0

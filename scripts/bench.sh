@@ -6,7 +6,7 @@
 
 suite=$1 dir=$2 variant=${3:-patched}
 shift 3 || true
-image=$("$TOP/scripts/kernel.sh" "$variant")
+image=${THP_IMAGE:-$("$TOP/scripts/kernel.sh" "$variant")}
 mkdir -p "$dir"
 note "$suite suite on $variant ($(basename "$image")), results in $dir"
 rc=0

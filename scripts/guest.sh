@@ -3,7 +3,9 @@
 # usage: guest.sh KERNEL OUTDIR MODE [TIMEOUT_S] [-- extra kernel args]
 # MODE: test | bench | shell.  Results arrive on the second serial port as
 # JSON lines in OUTDIR/results.jsonl; the console goes to OUTDIR/console.log.
-# Exit: 0 guest finished, 3 timeout (hang), 4 guest died without finishing.
+# Exit: 0 guest finished, 3 timeout (hang; also no result line for
+# THP_GUEST_IDLE_S seconds when that is set), 4 guest died without finishing
+# (no end marker: init writes one only when the job list ran to its end).
 . "$(dirname "$0")/common.sh"
 
 kernel=$1 dir=$2 mode=$3 timeout=${4:-1500}
@@ -58,11 +60,22 @@ while kill -0 "$qpid" 2>/dev/null; do
 		rc=3
 		break
 	fi
+	# THP_GUEST_IDLE_S (test.sh): hung when no result line came for so long.
+	if [ -n "${THP_GUEST_IDLE_S:-}" ]; then
+		size=$(stat -c %s "$dir/results.raw" 2>/dev/null || echo 0)
+		[ "$size" != "${last_size:-}" ] && last_size=$size last_t=$(date +%s)
+		if [ $(( $(date +%s) - last_t )) -ge "$THP_GUEST_IDLE_S" ]; then
+			kill -9 "$qpid" 2>/dev/null || true
+			why="no result line for ${THP_GUEST_IDLE_S}s"
+			rc=3
+			break
+		fi
+	fi
 done
 wait "$qpid" 2>/dev/null || true
 tr -d '\r' <"$dir/results.raw" >"$dir/results.jsonl" 2>/dev/null || true
 if [ "$rc" = 3 ]; then
-	echo "guest: timeout after ${timeout}s (hang?); console tail:" >&2
+	echo "guest: ${why:-timeout after ${timeout}s} (hang?); console tail:" >&2
 	tail -n 40 "$dir/console.log" >&2
 elif ! grep -q '"type":"end"' "$dir/results.jsonl"; then
 	rc=4

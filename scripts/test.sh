@@ -16,15 +16,37 @@ host=$dir/host.jsonl
 : >"$host"
 rm -f "$dir/summary.json"
 
-# Host-side tests that need no guest: the analysis unit test.
-if [ -f "$TOP/analysis/test_report.py" ]; then
-	"$PY" "$TOP/analysis/test_report.py" 2>&1 | "$PY" "$TOP/scripts/tap2json.py" analysis >>"$host"
-fi
+# Host-side suites that need no guest: the unit tests of the analysis and
+# of the verdict code.  Each runs as a suite (verdict.py host-run): a failure
+# or a crash is counted in the total, it does not stop the boot.
+host_suites=()
+for t in analysis:analysis/test_report.py verdict:scripts/test_verdict.py; do
+	suite=${t%%:*} t=${t#*:}
+	host_suites+=(--host-suite "$suite")
+	"$PY" "$TOP/scripts/verdict.py" host-run "$suite" --timeout 300 -- "$PY" "$TOP/$t" >>"$host" ||
+		echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":255}" >>"$host"
+done
 
-timeout=${THP_TEST_TIMEOUT_S:-1800}
-[[ "$variant" == *-debug ]] && timeout=$((timeout * 2))
+# One time limit: THP_TEST_TIMEOUT_S is the limit of each program in the
+# guest (doubled on the debug kernel), forwarded as thp.timeout=.  The boot
+# as a whole gets that much per selected suite, plus one for booting, and
+# is called hung when no result line arrives for the limit plus 2 minutes.
+per=${THP_TEST_TIMEOUT_S:-300}
+[[ "$per" =~ ^[1-9][0-9]*$ ]] || die "THP_TEST_TIMEOUT_S=$per: not a number of seconds"
+[[ "$variant" == *-debug ]] && per=$((per * 2))
+n=$("$PY" "$TOP/scripts/verdict.py" count --tests "${THP_TESTS:-}")
+timeout=$((per * (n + 1)))
+# The feature must be there on the patched kernels: a skip fails.  Skips are
+# legal on stock and option-off kernels unless THP_REQUIRE=1 (test-stock,
+# test-off); THP_REQUIRE=0 turns it off anywhere.
+case "$variant" in
+stock*|*-off*) require=${THP_REQUIRE:-0} ;;
+*) require=${THP_REQUIRE:-1} ;;
+esac
+[ "$require" = 1 ] || require=""
 grc=0
-"$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
-	${THP_TESTS:+thp.tests=${THP_TESTS// /,}} ${THP_REQUIRE:+thp.require=1} "$@" || grc=$?
+THP_GUEST_IDLE_S=$((per + 120)) "$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
+	thp.timeout="$per" ${THP_TESTS:+thp.tests=${THP_TESTS// /,}} ${require:+thp.require=1} "$@" || grc=$?
 "$PY" "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
-	--release "$release" --guest-rc "$grc" --host "$host" --summary "$dir/summary.json"
+	--release "$release" --guest-rc "$grc" --host "$host" "${host_suites[@]}" \
+	--tests "${THP_TESTS:-}" ${require:+--require} --summary "$dir/summary.json"

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Unit test of the verdict code (verdict.py, summarize.py) on fixtures in
+testdata/verdict/: every way a boot can go wrong must fail, by name, and a
+clean boot must pass.  Also the guest's runner (guest/lib.sh) under busybox
+when the host has it: a hung program and its children are killed.  Prints
+TAP; exit 1 on a failure."""
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import summarize  # noqa: E402
+import verdict  # noqa: E402
+
+DATA = os.path.join(HERE, "testdata", "verdict")
+TOP = os.path.dirname(HERE)
+results = []
+verdict.CASE_SCRIPTS = {"workloads": os.path.join(DATA, "workloads.sh")}
+
+
+def check(cond, name, detail=""):
+    results.append((bool(cond), name, detail))
+
+
+def boot(parts, console="console-clean.log", tests="", require=True, guest_rc=0,
+         host=None, end="end.jsonl"):
+    """Run summarize.py on base + parts; returns (exit status, output lines)."""
+    tmp = tempfile.mkdtemp()
+    try:
+        res = os.path.join(tmp, "results.jsonl")
+        with open(res, "w") as f:
+            for p in ["base.jsonl"] + parts + ([end] if end else []):
+                with open(os.path.join(DATA, p)) as g:
+                    f.write(g.read())
+        args = ["--results", res, "--console", os.path.join(DATA, console),
+                "--release", "6.1.192", "--guest-rc", str(guest_rc),
+                "--tests-list", os.path.join(DATA, "tests.list"), "--tests", tests]
+        if require:
+            args.append("--require")
+        if host is not None:
+            hp = os.path.join(tmp, "host.jsonl")
+            with open(hp, "w") as f:
+                for r in host:
+                    f.write(json.dumps(r) + "\n")
+            args += ["--host", hp, "--host-suite", "unit"]
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            rc = summarize.main(args)
+        return rc, buf.getvalue().splitlines()
+    finally:
+        shutil.rmtree(tmp)
+
+
+def failed(lines, *words):
+    """Some 'not ok' line holds every one of words."""
+    return any(l.startswith("not ok") and all(w in l for w in words) for l in lines)
+
+
+def last(lines):
+    return lines[-1] if lines else ""
+
+
+GOOD = ["knob-good.jsonl", "workloads-good.jsonl"]
+
+# A clean boot.
+rc, out = boot(GOOD)
+check(rc == 0 and last(out) == "14 passed, 0 failed, 0 skipped",
+      "a clean boot passes: 14 passed, 0 failed, 0 skipped", last(out))
+check(any(l.startswith("# info: upstream: split_huge_page_test") for l in out),
+      "upstream's info lines are shown, not counted")
+check(any("ok" in l and "workloads: --corrupt caught: wl-write on /mnt/ramfs" in l for l in out),
+      "a --corrupt run that exits 1 with ok:false passes")
+
+# Each way of going wrong, with the name in the output.
+cases = [
+    (["workloads-good.jsonl"], {}, ("knob: did not run",), "a missing suite fails by name"),
+    (["knob-short-plan.jsonl", "workloads-good.jsonl"], {}, ("knob: planned 3 tests, ran 2",),
+     "a short TAP plan fails"),
+    (["knob-crash.jsonl", "workloads-good.jsonl"], {}, ("knob: exited with status 139", "SIGSEGV"),
+     "a crash (SIGSEGV) fails with its exit status"),
+    (["knob-bailout.jsonl", "workloads-good.jsonl"], {}, ("knob: Bail out!", "unreadable"),
+     "Bail out! fails the suite"),
+    (["knob-timeout.jsonl", "workloads-good.jsonl"], {}, ("knob: killed by its time limit (300 s)",),
+     "a program killed by its time limit fails, whatever it printed"),
+    (["knob-broken.jsonl", "workloads-good.jsonl"], {}, ("knob: exited with status 1",),
+     "a probe that prints only ok but exits 1 fails"),
+    (["knob-skip-after-plan.jsonl", "workloads-good.jsonl"], {}, ("knob: planned 3 tests, ran 1",),
+     "ksft_exit_skip after the plan fails"),
+    (["knob-no-plan.jsonl", "workloads-good.jsonl"], {}, ("knob: no TAP plan",),
+     "TAP without a plan fails"),
+    (["knob-numbering.jsonl", "workloads-good.jsonl"], {}, ("knob: test number 3 out of sequence",),
+     "test points out of sequence fail (a plan at the end is read)"),
+    (["knob-silent.jsonl", "workloads-good.jsonl"], {}, ("knob: printed no result",),
+     "a program that prints no result fails"),
+    (["knob-no-exit.jsonl", "workloads-good.jsonl"], {}, ("knob: no exit status",),
+     "a suite without its exit status fails"),
+    (["knob-skip.jsonl", "workloads-good.jsonl"], {}, ("knob: knob: tracepoint", "skip under --require"),
+     "a skip fails under --require"),
+    (["knob-whole-skip.jsonl", "workloads-good.jsonl"], {}, ("knob: skipped as a whole", "--require"),
+     "a whole-suite skip (1..0, exit 4) fails under --require"),
+    (["knob-good.jsonl", "workloads-crash.jsonl"], {},
+     ("workloads: wl-read --pattern random --bs 4K on /mnt/tmpfs", "exit 139"),
+     "a crashing workload fails by case with its exit status"),
+    (["knob-good.jsonl", "workloads-failed.jsonl"], {},
+     ("workloads: wl-write on /mnt/ramfs", "data mismatch at offset 4096"),
+     "a workload with ok:false fails with its error"),
+    (["knob-good.jsonl", "workloads-hung.jsonl"], {},
+     ("workloads: wl-write on /mnt/ramfs", "killed by its time limit"),
+     "a hung workload fails by case"),
+    (["knob-good.jsonl", "workloads-not-caught.jsonl"], {},
+     ("workloads: --corrupt caught: wl-write on /mnt/ramfs", "not caught"),
+     "--corrupt that reports ok:true fails"),
+    (["knob-good.jsonl", "workloads-stopped.jsonl"], {},
+     ("workloads: --corrupt caught: wl-read --pattern random --bs 4K on /mnt/ramfs", "no result"),
+     "a case list cut short names the cases that did not run"),
+    (["knob-good.jsonl", "workloads-stopped.jsonl"], {}, ("workloads: no exit status",),
+     "... and the suite's missing exit status"),
+    (GOOD, {"console": "console-splat.log"}, ("host: kernel log has no splat", "WARNING: CPU: 1"),
+     "a splat in the console log fails"),
+    (GOOD, {"end": "abort.jsonl"}, ("host: guest finished its job list", "stopped early (exit 137)"),
+     "an abort instead of the end marker fails"),
+    (GOOD, {"end": None}, ("host: guest finished its job list", "no end marker"),
+     "no end marker fails"),
+    (GOOD, {"guest_rc": 3}, ("host: guest finished its job list", "timed out (hang)"),
+     "a hung guest fails"),
+    (GOOD, {"tests": "knob nope"}, ("THP_TESTS names 'nope'",),
+     "a THP_TESTS name that tests.list lacks fails"),
+    (GOOD, {"tests": "knob"}, ("smoke: ran, but was not asked for",),
+     "a suite that ran without being asked for fails"),
+    (GOOD, {"tests": "knob workloads stress"}, ("stress: did not run",),
+     "a name! suite is expected when named"),
+    (GOOD, {"host": [{"type": "out", "suite": "unit", "line": "1..1"},
+                     {"type": "out", "suite": "unit", "line": "not ok 1 report.py sums"},
+                     {"type": "exit", "suite": "unit", "rc": 1}]},
+     ("unit: report.py sums",), "a failing host-side unit test counts as a failure"),
+    (GOOD, {"host": []}, ("unit: did not run",), "a host-side suite that did not run fails"),
+]
+for parts, kw, words, name in cases:
+    rc, out = boot(parts, **kw)
+    ok = rc == 1 and failed(out, *words) and last(out).endswith("skipped") and " 0 failed" not in last(out)
+    check(ok, name, "\n".join(l for l in out if l.startswith("not ok")) or last(out))
+
+# Skips stay legal where the feature may be absent (no --require).
+rc, out = boot(["knob-skip.jsonl", "workloads-good.jsonl"], require=False)
+check(rc == 0 and last(out) == "13 passed, 0 failed, 1 skipped",
+      "without --require a skip is a skip", last(out))
+rc, out = boot(["knob-whole-skip.jsonl", "workloads-good.jsonl"], require=False)
+check(rc == 0 and last(out).endswith("1 skipped"),
+      "without --require a whole-suite skip (exit 4) is a skip", last(out))
+rc, out = boot(GOOD, tests="knob workloads", require=False)
+check(rc == 1 and not failed(out, "stress") and not failed(out, "knob"),
+      "name! suites are not expected unless named")
+
+# The expected lists from the real files.
+tests = verdict.read_tests_list(os.path.join(TOP, "guest", "tests.list"))
+names = [n for n, _ in tests]
+exp, unk = verdict.expected_suites(tests, "")
+check(len(names) == len(set(names)) and "knob" in exp and "stress" not in exp and not unk,
+      f"guest/tests.list: {len(exp)} suites by default, name! ones left out")
+exp, unk = verdict.expected_suites(tests, "stress,knob")
+check(exp == ["knob", "stress"] and not unk, "THP_TESTS picks names in list order, name! included")
+wcases = verdict.read_case_lists(os.path.join(TOP, "guest", "workloads.sh"))
+check(len(wcases) >= 20 and len(set(wcases)) == len(wcases) and any(c[2] for c in wcases),
+      f"guest/workloads.sh: {len(wcases)} expected cases (with --corrupt)")
+
+# TAP details.
+t = verdict.parse_tap(["1..2", "ok 1 - a # SKIP why", "not ok 2 b # TODO later", "okay"])
+check([p[3] for p in t["points"]] == ["SKIP", "TODO"] and t["points"][0][2] == "a"
+      and t["points"][0][4] == "why", "directives SKIP and TODO are read; 'okay' is no test point")
+
+# Host-side suites: exit status and time limit count.
+r = verdict.host_run("h", ["sh", "-c", "echo 1..1; echo ok 1 fine; exit 3"], 10)
+res, _ = verdict.judge_suite("h", [x["line"] for x in r if x["type"] == "out"], r[-1])
+check(any("exited with status 3" in n for s, n, _ in res if s == "fail"),
+      "host-run: a host test that prints ok but exits 3 fails")
+r = verdict.host_run("h", ["sh", "-c", "echo 1..1; echo ok 1 fine; sleep 30"], 1)
+res, _ = verdict.judge_suite("h", [x["line"] for x in r if x["type"] == "out"], r[-1])
+check(r[-1]["timeout"] == 1 and any("time limit" in n for s, n, _ in res if s == "fail"),
+      "host-run: a host test that hangs is killed and fails")
+
+buf = io.StringIO()
+with redirect_stdout(buf):
+    verdict.main(["host-run", "cli", "--timeout", "5", "--", "sh", "-c", "echo 1..1; echo ok 1 x"])
+r = [json.loads(l) for l in buf.getvalue().splitlines()]
+check(r[-1] == {"type": "exit", "suite": "cli", "rc": 0, "timeout": 0, "limit": 5}
+      and r[1]["line"] == "ok 1 x", "verdict.py host-run SUITE --timeout N -- CMD: the command after --")
+
+# The guest's runner under busybox: output forwarded, exit status, time limit.
+def busybox_run(script, limit):
+    bb = shutil.which("busybox") or "/bin/busybox"
+    if not os.path.exists(bb):
+        return None
+    tmp = tempfile.mkdtemp()
+    try:
+        bindir = os.path.join(tmp, "bin")
+        os.mkdir(bindir)
+        for a in subprocess.run([bb, "--list"], capture_output=True, text=True).stdout.split():
+            os.symlink(bb, os.path.join(bindir, a))
+        env = {"PATH": bindir, "THP_CONSOLE": os.path.join(tmp, "console"),
+               "THP_TEST_TIMEOUT": str(limit), "TMPDIR": tmp}
+        src = f". {TOP}/guest/lib.sh\n" + script
+        p = subprocess.run([os.path.join(bindir, "sh"), "-c", src], env=env, timeout=60,
+                           capture_output=True, text=True)
+        return [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    finally:
+        shutil.rmtree(tmp)
+
+
+rows = busybox_run("""
+run_one crash sh -c 'echo 1..2; echo "ok 1 a \\"quoted\\" \\\\ line"; kill -SEGV $$'
+run_one hang sh -c 'echo 1..1; (sleep 59.7; echo child) & sleep 59.7'
+echo "{\\"type\\":\\"left\\",\\"n\\":$(ps -o args | grep -c '^[s]leep 59.7')}"
+""", 1)
+if rows is None:
+    check(True, "guest/lib.sh under busybox # SKIP no busybox on this host")
+else:
+    ex = {r["suite"]: r for r in rows if r.get("type") == "exit"}
+    lines = [r["line"] for r in rows if r.get("type") == "out" and r["suite"] == "crash"]
+    check(ex.get("crash", {}).get("rc") == 139 and 'ok 1 a "quoted" \\ line' in lines,
+          "guest/lib.sh run_one: forwards each line escaped, and a crash's status (139)",
+          json.dumps(rows)[:300])
+    left = [r["n"] for r in rows if r.get("type") == "left"]
+    check(ex.get("hang", {}).get("timeout") == 1 and left == [0],
+          "guest/lib.sh run_one: a hung program and its children are killed at the limit",
+          json.dumps([ex.get("hang"), left]))
+
+print(f"1..{len(results)}")
+for i, (ok, name, detail) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} {name}")
+    if not ok and detail:
+        for l in str(detail).splitlines()[:10]:
+            print(f"# {l}")
+sys.exit(0 if all(ok for ok, _, _ in results) else 1)

@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""The verdict of one boot, decided on the host.
+
+The guest forwards what each program printed ({"type":"out"} lines) and how
+it ended ({"type":"exit"}: status, killed by its time limit); it judges
+nothing.  Here the expected suites come from guest/tests.list (and the
+expected workload cases from guest/workloads.sh), TAP is parsed in full
+(plan, numbering, directives, "Bail out!") and every way a suite can go
+wrong is a failing result carrying its name:
+
+- an expected suite or case with no result at all;
+- a non-zero exit status or a kill by the time limit, whatever was printed;
+- a plan that does not match the test points, or no plan;
+- "Bail out!";
+- a skip, when the kernel must have the feature (--require);
+- a guest that stopped before the end of its job list, a hang, a splat.
+
+Used by summarize.py (the closing count line of make test) and test.sh
+("host-run" runs a host-side unit test as a suite; "count" sizes the
+boot's time limit).
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS_LIST = os.path.join(TOP, "guest", "tests.list")
+# Suites that print {"type":"case"} lines, and the script whose case lists
+# say which cases must appear.
+CASE_SCRIPTS = {"workloads": os.path.join(TOP, "guest", "workloads.sh")}
+
+SPLATS = re.compile(r"BUG:|WARNING:|Oops|KASAN|possible circular locking|"
+                    r"INFO: task .* blocked|Kernel panic|general protection fault")
+KSFT_SKIP = 4
+
+
+# ---------------------------------------------------------------- expected
+
+def read_tests_list(path=TESTS_LIST):
+    """[(name, only_when_named)] in file order ("name!" runs only when named)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name = line.split()[0]
+            out.append((name.rstrip("!"), name.endswith("!")))
+    return out
+
+
+def expected_suites(tests, selected):
+    """The suites the guest must run, as run-test.sh picks them: all names
+    without "!" when nothing is selected, else exactly the selected ones.
+    Returns (names, selected names that tests.list does not have)."""
+    sel = [s for s in (selected or "").replace(",", " ").split() if s]
+    if not sel:
+        return [n for n, only in tests if not only], []
+    known = {n for n, _ in tests}
+    return [n for n, _ in tests if n in sel], [s for s in sel if s not in known]
+
+
+def read_case_lists(path):
+    """Expected (dir, case, corrupt) of workloads.sh: its cases='...' block
+    (one case a line), dirs="..." and corrupt_dir=..."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^cases='([^']*)'", text, re.M)
+    d = re.search(r'^dirs="([^"]*)"', text, re.M)
+    c = re.search(r"^corrupt_dir=(\S+)", text, re.M)
+    if not (m and d and c):
+        raise ValueError(f"{path}: no cases='...', dirs=\"...\" or corrupt_dir=")
+    cases = [l.strip() for l in m.group(1).splitlines() if l.strip()]
+    out = [(dr, w, 0) for dr in d.group(1).split() for w in cases]
+    return out + [(c.group(1), w, 1) for w in cases]
+
+
+def case_name(d, case, corrupt):
+    return (f"--corrupt caught: wl-{case} on {d}" if corrupt else f"wl-{case} on {d}")
+
+
+# --------------------------------------------------------------------- TAP
+
+TAP_POINT = re.compile(r"^(not )?ok(?:\s+(\d+))?(?:\s+(?:-\s*)?(.*))?$")
+TAP_PLAN = re.compile(r"^1\.\.(\d+)\s*(?:#\s*(.*))?$")
+DIRECTIVE = re.compile(r"\s*#\s*(SKIP|TODO)\S*\s*(.*)$", re.I)
+
+
+def parse_tap(lines):
+    """Read TAP (and JSON lines) in full.  Returns a dict:
+    points: [(num or None, ok, desc, directive or "", reason)];
+    plans: [(n, comment)]; bail: message or None; json: [objects];
+    plan_after_points: whether a plan followed test points (legal at the end)."""
+    t = {"points": [], "plans": [], "bail": None, "json": [], "late_plan": False,
+         "malformed": []}
+    for line in lines:
+        line = line.rstrip("\r\n")
+        if t["bail"] is not None:
+            break
+        s = line.strip()
+        if s.startswith("{"):
+            try:
+                obj = json.loads(s)
+            except ValueError:
+                t["malformed"].append(s[:80])
+                continue
+            if isinstance(obj, dict):
+                t["json"].append(obj)
+            continue
+        if line.startswith("Bail out!"):
+            t["bail"] = s[len("Bail out!"):].strip()
+            continue
+        m = TAP_PLAN.match(line)
+        if m:
+            if t["points"]:
+                t["late_plan"] = True
+            t["plans"].append((int(m.group(1)), m.group(2) or ""))
+            continue
+        m = TAP_POINT.match(line)
+        if m:
+            desc, directive, reason = m.group(3) or "", "", ""
+            d = DIRECTIVE.search(desc)
+            if d:
+                directive, reason = d.group(1).upper(), d.group(2).strip()
+                desc = desc[:d.start()]
+            elif "#" in desc:
+                desc, reason = [x.strip() for x in desc.split("#", 1)]
+            num = int(m.group(2)) if m.group(2) else None
+            t["points"].append((num, not m.group(1), desc.strip(), directive, reason))
+    return t
+
+
+def status_text(rc):
+    if isinstance(rc, int) and rc > 128:
+        try:
+            return f"exit {rc} ({signal.Signals(rc - 128).name})"
+        except ValueError:
+            pass
+    return f"exit {rc}"
+
+
+def judge_suite(suite, lines, exit_rec, require=False, cases=None):
+    """Results [(status, name, reason)] and info strings for one suite.
+    lines: what the program printed; exit_rec: its {"type":"exit"} record
+    or None; cases: expected [(dir, case, corrupt)] for a case suite."""
+    res, info = [], []
+
+    def add(st, name, why=""):
+        res.append((st, f"{suite}: {name}", why))
+
+    t = parse_tap(lines)
+    points, plans = t["points"], t["plans"]
+    whole_skip = None
+    if len(plans) == 1 and plans[0][0] == 0 and not points:
+        whole_skip = re.sub(r"^(?i:skip)\b\s*", "", plans[0][1]).strip() or "no reason given"
+        if require:
+            add("fail", "skipped as a whole", f"skip under --require: {whole_skip}")
+        else:
+            add("skip", "skipped as a whole", whole_skip)
+
+    for i, (num, ok, desc, directive, reason) in enumerate(points, 1):
+        if num is not None and num != i:
+            add("fail", f"test number {num} out of sequence (expected {i}): {desc}")
+        if directive == "SKIP":
+            if require:
+                add("fail", desc, f"skip under --require: {reason}")
+            else:
+                add("skip", desc, reason)
+        elif directive == "TODO":
+            add("skip", desc, f"TODO {reason}".strip())
+        elif ok:
+            add("pass", desc)
+        else:
+            add("fail", desc, reason)
+
+    if len(plans) > 1:
+        add("fail", "more than one TAP plan", ", ".join(f"1..{n}" for n, _ in plans))
+    elif (len(plans) == 1 and plans[0][0] != len(points) and whole_skip is None
+          and t["bail"] is None):
+        add("fail", f"planned {plans[0][0]} tests, ran {len(points)}")
+    elif not plans and points and t["bail"] is None:
+        add("fail", "no TAP plan (1..N)", f"{len(points)} test points")
+    if t["bail"] is not None:
+        add("fail", "Bail out!", t["bail"])
+    for m in t["malformed"]:
+        add("fail", "malformed JSON line", m)
+
+    # JSON lines: info (not counted), workloads and their case lines.
+    pending = []
+    seen_cases = set()
+    counted_json = 0
+    for obj in t["json"]:
+        ty = obj.get("type")
+        if ty == "info":
+            info.append(f"{suite}: {obj.get('name')}: exit {obj.get('rc')}"
+                        + (f" ({obj['known']})" if obj.get("known") else "")
+                        + f": {obj.get('output', '')}")
+            counted_json += 1
+        elif ty == "workload":
+            if cases is None:
+                ok = obj.get("ok") is True
+                add("pass" if ok else "fail",
+                    f"{obj.get('workload')} {obj.get('mode')} on {obj.get('fs')} "
+                    f"{obj.get('mount', '')} (knob {obj.get('knob')})",
+                    "" if ok else str(obj.get("error")))
+                counted_json += 1
+            else:
+                pending.append(obj)
+        elif ty == "case":
+            key = (obj.get("dir"), obj.get("case"), int(obj.get("corrupt") or 0))
+            seen_cases.add(key)
+            st, why = judge_case(obj, pending)
+            add(st, case_name(*key), why)
+            pending = []
+            counted_json += 1
+    for key in (cases or []):
+        if key not in seen_cases:
+            add("fail", case_name(*key), "no result: the case did not run or did not end")
+
+    if exit_rec is None:
+        add("fail", "no exit status", "the guest stopped while it ran")
+    else:
+        rc = exit_rec.get("rc")
+        failed = any(st == "fail" for st, _, _ in res)
+        if exit_rec.get("timeout"):
+            add("fail", f"killed by its time limit ({exit_rec.get('limit', '?')} s)",
+                status_text(rc))
+        elif rc == 0:
+            pass
+        elif rc == KSFT_SKIP and (whole_skip is not None or
+                                  (points and all(p[3] == "SKIP" for p in points))):
+            pass
+        elif rc == 1 and failed:
+            pass            # kselftest's KSFT_FAIL after its failing lines
+        else:
+            add("fail", f"exited with status {rc}", status_text(rc))
+    quiet_exit = exit_rec is not None and exit_rec.get("rc") == 0 and not exit_rec.get("timeout")
+    if quiet_exit and not points and not plans and not counted_json and t["bail"] is None:
+        add("fail", "printed no result", "no TAP and no result lines")
+    return res, info
+
+
+def judge_case(obj, pending):
+    """One workload case: its exit status and the JSON the run printed."""
+    rc = obj.get("rc")
+    if obj.get("timeout"):
+        return "fail", f"killed by its time limit ({status_text(rc)})"
+    oks = [w.get("ok") for w in pending]
+    err = "; ".join(str(w.get("error")) for w in pending if w.get("ok") is not True)
+    if obj.get("corrupt"):
+        if rc == 1 and oks == [False]:
+            return "pass", ""
+        if oks == [True]:
+            return "fail", f"the flipped byte was not caught ({status_text(rc)})"
+        return "fail", f"{status_text(rc)}, {len(pending)} workload records" + (f": {err}" if err else "")
+    if rc == 0 and oks == [True]:
+        return "pass", ""
+    if not pending:
+        return "fail", f"{status_text(rc)}, no workload record (crashed?)"
+    if rc == 0 and len(pending) != 1:
+        return "fail", f"{len(pending)} workload records, expected 1"
+    return "fail", (f"{status_text(rc)}: {err}" if err else status_text(rc))
+
+
+# ------------------------------------------------------------------- a boot
+
+def load(path):
+    rows = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    r = json.loads(line)
+                    if not isinstance(r, dict):
+                        raise ValueError
+                    rows.append(r)
+                except ValueError:
+                    rows.append({"type": "malformed", "n": n, "line": line[:80]})
+    except OSError as e:
+        rows.append({"type": "missing", "path": path, "error": str(e)})
+    return rows
+
+
+def judge(rows, expected, unknown=(), require=False, release=None, guest_rc=0,
+          console_lines=(), host_suites=(), case_lists=None):
+    """All results of one boot: [(status, name, reason)], info, splat lines.
+    rows: guest and host JSON lines; expected: guest suites that must have
+    run; host_suites: host-side suites (unit tests) that must have run."""
+    case_lists = case_lists if case_lists is not None else {}
+    out, info = [], []
+    lines, exits, order = {}, {}, []
+    for r in rows:
+        t = r.get("type")
+        s = r.get("suite")
+        if t in ("out", "exit") and s not in lines:
+            lines[s], order = [], order + [s]
+        if t == "out":
+            lines[s].append(str(r.get("line", "")))
+        elif t == "exit":
+            if s in exits:
+                out.append(("fail", f"{s}: ran twice", ""))
+            exits[s] = r
+        elif t == "malformed":
+            out.append(("fail", f"results: malformed line {r['n']}", r["line"]))
+        elif t == "missing":
+            out.append(("fail", "results: no results file", r["error"]))
+    for u in unknown:
+        out.append(("fail", f"host: THP_TESTS names '{u}', which guest/tests.list does not have", ""))
+    must = list(host_suites) + list(expected)
+    for s in must + [s for s in order if s not in must]:
+        if s not in lines:
+            out.append(("fail", f"{s}: did not run", "no output and no exit status"))
+            continue
+        res, inf = judge_suite(s, lines[s], exits.get(s), require, case_lists.get(s))
+        if s not in must:
+            res.append(("fail", f"{s}: ran, but was not asked for", ""))
+        out += res
+        info += inf
+
+    unames = [r for r in rows if r.get("type") == "uname"]
+    if release:
+        if not unames:
+            out.append(("fail", "host: guest reported its kernel release", "no uname line"))
+        for r in unames:
+            rel = r.get("release", "")
+            ok = rel.rstrip("+") == release.rstrip("+")
+            out.append(("pass" if ok else "fail", "host: guest runs the kernel just built",
+                        "" if ok else f"expected {release}, guest says {rel}"))
+    end = any(r.get("type") == "end" for r in rows)
+    aborts = [r for r in rows if r.get("type") == "abort"]
+    reason = {3: "timed out (hang)", 4: "died before finishing"}.get(guest_rc, "")
+    if aborts:
+        reason = f"the job list stopped early (exit {aborts[0].get('rc')})"
+    elif not reason and not end:
+        reason = "no end marker"
+    elif not reason and guest_rc:
+        reason = f"guest runner exit {guest_rc}"
+    out.append(("fail" if reason else "pass", "host: guest finished its job list", reason))
+    hits = [l.rstrip() for l in console_lines if SPLATS.search(l)]
+    out.append(("pass" if not hits else "fail", "host: kernel log has no splat",
+                "; ".join(hits[:5])))
+    return out, info, hits
+
+
+def render(out, info, hits, write=print):
+    """TAP of the verdict and the closing count line; returns the counts."""
+    for h in hits[:20]:
+        write(f"# splat: {h}")
+    for line in info:
+        write(f"# info: {line}")
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    write(f"1..{len(out)}")
+    for i, (st, name, why) in enumerate(out, 1):
+        counts[st] += 1
+        if st == "pass":
+            write(f"ok {i} {name}")
+        elif st == "skip":
+            write(f"ok {i} {name} # SKIP {why}")
+        else:
+            write(f"not ok {i} {name}" + (f" # {why}" if why else ""))
+    write(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
+    return counts
+
+
+# --------------------------------------------------------- host-side suites
+
+def host_run(suite, cmd, limit):
+    """Run a host-side test program as a suite: the same out/exit lines the
+    guest prints.  Never raises: a crash or a hang is the suite's result."""
+    rows = []
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=limit, start_new_session=True)
+        text, rc, to = p.stdout, p.returncode, 0
+        if rc < 0:
+            rc = 128 - rc
+    except subprocess.TimeoutExpired as e:
+        text, rc, to = e.stdout or b"", 128 + signal.SIGKILL, 1
+    except OSError as e:
+        text, rc, to = str(e).encode(), 127, 0
+    for line in text.decode("utf-8", "replace").splitlines():
+        rows.append({"type": "out", "suite": suite, "line": line})
+    rows.append({"type": "exit", "suite": suite, "rc": rc, "timeout": to, "limit": limit})
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    h = sub.add_parser("host-run", help="run a host-side test as a suite (JSON lines)")
+    h.add_argument("suite")
+    h.add_argument("--timeout", type=int, default=300)
+    h.add_argument("command", nargs="*", help="after --")
+    c = sub.add_parser("count", help="how many guest suites THP_TESTS selects")
+    c.add_argument("--list", default=TESTS_LIST)
+    c.add_argument("--tests", default="")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cmd = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    a = ap.parse_args(argv)
+    if a.cmd == "host-run":
+        cmd = cmd or a.command
+        for r in host_run(a.suite, cmd, a.timeout):
+            print(json.dumps(r))
+        return 0
+    names, _ = expected_suites(read_tests_list(a.list), a.tests)
+    print(len(names))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
