@@ -14,7 +14,7 @@ static const struct { const char *in, *want; } valid[] = {
 	{ "always", "always" }, { "within_size", "within_size" },
 	{ "advise", "advise" }, { "never", "never" },
 	{ "always\n", "always" }, { "1", "always" }, { "0", "never" },
-	{ "1\n", "always" },
+	{ "1\n", "always" }, { "deny", "deny" }, { "force", "force" },
 };
 
 struct junk { const char *name; const char *buf; size_t len; };
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	const char *dir;
 
 	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	ksft_set_plan(8 + 14 + 1 + 1);
+	ksft_set_plan(sizeof(valid) / sizeof(valid[0]) + 14 + 1 + 1);
 	test_valid();
 	test_junk();
 	test_empty_write();

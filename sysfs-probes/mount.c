@@ -106,12 +106,48 @@ static void test_remount(void)
 			 "mount: remount huge=default follows the knob, shows no huge= (shows '%s')\n", got);
 }
 
+/* FileHugePages gained by a 4 MiB file written on @dir in 1 MiB writes. */
+static long huge_kb_written(const char *dir)
+{
+	char path[128];
+	long before, after;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/override", dir);
+	vm_stat_refresh();
+	before = meminfo_kb("FileHugePages");
+	err = write_file(path, 4 * MiB, MiB, 3);
+	vm_stat_refresh();
+	after = meminfo_kb("FileHugePages");
+	unlink(path);
+	return err ? -1 : after - before;
+}
+
+/* The knob's deny and force override every mount's huge=. */
+static void test_override(void)
+{
+	const char *always = mount_fs("ramfs", "huge=always");
+	const char *never = mount_fs("ramfs", "huge=never");
+	long kb;
+
+	if (!always || !never) {
+		ksft_test_result_fail("mount: override: mount: %s\n", strerror(errno));
+		ksft_test_result_fail("mount: override: mount: %s\n", strerror(errno));
+		return;
+	}
+	kb = knob_set("deny") ? -1 : huge_kb_written(always);
+	ksft_test_result(kb == 0, "mount: knob deny overrides huge=always: FileHugePages %+ld kB (want +0)\n", kb);
+	kb = knob_set("force") ? -1 : huge_kb_written(never);
+	ksft_test_result(kb == 4096, "mount: knob force overrides huge=never: FileHugePages %+ld kB (want +4096)\n", kb);
+}
+
 int main(int argc, char **argv)
 {
 	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	ksft_set_plan(4 + 7 + 5);
+	ksft_set_plan(4 + 7 + 5 + 2);
 	test_valid();
 	test_bad();
 	test_remount();
+	test_override();
 	ksft_finished();
 }
