@@ -13,14 +13,14 @@ VARIANT := $(KERNEL)$(if $(DEBUG),-debug)
 
 DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make \
 	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
-	python3-matplotlib xz-utils kmod rsync
+	python3-matplotlib xz-utils kmod rsync gcc-multilib
 DEPS_STAMP := $(OUT)/.deps
 PY := /usr/bin/python3
 comma := ,
 space := $(subst ,, )
 
 .PHONY: all deps tree kernel kernels progs initramfs shell test test-fast test-stock test-off \
-	test-debug stress export check-series check-bisect bench bench-icount \
+	test-debug stress export check-series check-bisect boot-i386 bench bench-icount \
 	clean distclean help
 
 all: kernel initramfs
@@ -105,7 +105,7 @@ bench-icount: initramfs
 
 ## stress       long fsx run: 4 files in parallel, 250k ops each (>= 1M ops)
 stress: kernel initramfs
-	@THP_TESTS=stress $(S)/test.sh $(VARIANT)
+	@THP_TESTS=stress THP_TEST_TIMEOUT_S=$${THP_TEST_TIMEOUT_S:-7200} $(S)/test.sh $(VARIANT)
 
 ## profile      perf profile of a workload (WL="read --pattern random --bs 4K --size 64M";
 ##              default 4 KiB writes) on ramfs huge/4K and tmpfs huge; ICOUNT=1 for -icount
@@ -118,9 +118,16 @@ profile: kernel initramfs
 export:
 	@$(S)/export.sh
 
-## check-series checkpatch --strict every patch and build after each (bisect)
-check-series: tree
+## check-series checkpatch --strict every patch (each remaining warning named in its
+##              commit message) and build after each one, x86_64 and i386 HIGHMEM64G
+## check-bisect the same as check-series
+check-series check-bisect: tree
 	@$(S)/check-series.sh
+
+## boot-i386    build the 32-bit HIGHMEM64G (PAE) patched kernel and run probe-verify in
+##              qemu-system-i386; KERNEL=stock boots the stock tree
+boot-i386: tree
+	@$(S)/boot-i386.sh $(KERNEL)-i386
 
 ## clean        remove our build outputs ($(OUT))
 clean:

@@ -1,41 +1,149 @@
 #!/usr/bin/env bash
-# make check-series: every patch of thp-series/ must pass checkpatch --strict
-# (remaining warnings are justified in its commit message: they are listed
-# here so a reviewer can check) and the kernel must build after each one.
-# Runs in a worktree of its own ($CACHE/linux-bisect) and O=$BUILD/bisect.
+# make check-series: after every patch of thp-series/, in order,
+#  - checkpatch --strict prints no ERROR, and every WARNING and CHECK it
+#    still prints is named in that patch's commit message: the message
+#    mentions checkpatch and the warning's type (CAMEL_CASE, also written
+#    "CamelCase" or "camel case"), a word in capitals from the warning's
+#    text (MAINTAINERS) or a text it quotes (<Opt_huge> -> Opt_huge);
+#  - the kernel builds without a warning for x86_64 (tinyconfig +
+#    base.config) and for 32-bit i386 with HIGHMEM64G (tinyconfig +
+#    i386.config), each + series.config, and every option the fragments ask
+#    for holds (series.config's once the patch defining it is in).
+# The base itself is configured and built first, so a warning of the stock
+# tree is not blamed on patch 1.  TAP on stdout, build times on stderr;
+# non-zero on any failure.
+# Runs in a worktree of its own ($CACHE/linux-bisect), O=$BUILD/bisect and
+# O=$BUILD/bisect-i386.  THP_CHECK_ARCHES="x86_64" builds only the named
+# configurations; THP_CHECK_ARCHES= (empty) runs checkpatch only.
 . "$(dirname "$0")/common.sh"
 
 wt=$CACHE/linux-bisect
-obj=$BUILD/bisect
+read -r -a arches <<<"${THP_CHECK_ARCHES-x86_64 i386-highmem}"
+log=$(mktemp /tmp/check-series.XXXXXX)
+msg=$(mktemp /tmp/check-series-msg.XXXXXX)
+trap 'rm -f "$log" "$log.cfg" "$msg"' EXIT
+
+for c in "${arches[@]}"; do
+	case $c in x86_64|i386-highmem) ;; *) die "unknown configuration '$c' (x86_64, i386-highmem)" ;; esac
+done
+obj_of() { case $1 in x86_64) echo "$BUILD/bisect" ;; i386-highmem) echo "$BUILD/bisect-i386" ;; esac; }
+arch_of() { case $1 in x86_64) echo x86_64 ;; i386-highmem) echo i386 ;; esac; }
+frag_of() { case $1 in x86_64) echo "$CONFIG_DIR/base.config" ;; i386-highmem) echo "$CONFIG_DIR/i386.config" ;; esac; }
+kmake() { local c=$1; shift; make -s -C "$wt" O="$(obj_of "$c")" ARCH="$(arch_of "$c")" CC="ccache gcc" "$@"; }
+
+# Is every option of fragment $1 a symbol some Kconfig file of the tree defines?
+defined_in_tree() {
+	local sym
+	for sym in $(sed -n 's/^\(# \)\{0,1\}CONFIG_\([A-Za-z0-9_]*\)[= ].*/\2/p' "$1"); do
+		git grep -qE "^[[:space:]]*(menu)?config[[:space:]]+$sym([[:space:]]|$)" -- '*Kconfig*' || return 1
+	done
+}
+
+# Merge the fragments into the configuration's .config (fresh from
+# tinyconfig when $2 is "fresh"), olddefconfig, verify.  Kconfig's own
+# chatter ("override: ... changes choice state") goes to $log.cfg, shown only
+# on failure; options that did not hold go to $log.
+configure() {
+	local c=$1 obj frags
+	obj=$(obj_of "$c")
+	frags=("$(frag_of "$c")")
+	mkdir -p "$obj"
+	if [ "${2:-}" = fresh ]; then
+		kmake "$c" tinyconfig >>"$log.cfg" 2>&1 || return 1
+	fi
+	scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "${frags[@]}" \
+		"$CONFIG_DIR/series.config" >>"$log.cfg" 2>&1 || return 1
+	kmake "$c" olddefconfig >>"$log.cfg" 2>&1 || return 1
+	defined_in_tree "$CONFIG_DIR/series.config" && frags+=("$CONFIG_DIR/series.config")
+	config_verify "$obj/.config" "${frags[@]}" 2>>"$log"
+}
+
+# build CONFIGURATION WHAT: one TAP line "ok builds WHAT (CONFIGURATION)".
+build() {
+	local c=$1 what=$2 t0 ok=1
+	t0=$(date +%s)
+	: >"$log"; : >"$log.cfg"
+	configure "$c" "${3:-}" || { ok=0; tail -n 3 "$log.cfg" >>"$log"; }
+	if [ "$ok" = 1 ]; then
+		kmake "$c" -j"$(( $(nproc) + 1 ))" bzImage >>"$log" 2>&1 || ok=0
+		! grep -q 'warning:' "$log" || ok=0
+	fi
+	note "build $c $what: $(( $(date +%s) - t0 ))s"
+	if [ "$ok" = 1 ]; then
+		echo "ok builds $what ($c)"
+	else
+		echo "not ok builds $what ($c)"
+		{ grep -E 'error|warning|^config:' "$log" || tail -n 5 "$log"; } | head -8 | sed 's/^/#   /'
+		fail=1
+	fi
+}
+
+# named TYPE TEXT: does the commit message in $msg name this warning?
+# Prints the words that name it.
+named() {
+	local type=$1 text=$2 t
+	grep -qi checkpatch "$msg" || return 1
+	t=$(grep -oiE "(^|[^A-Za-z0-9_])${type//_/[_ -]?}([^A-Za-z0-9_]|$)" "$msg" | head -n 1 |
+		sed -E 's/^[^A-Za-z0-9_]//; s/[^A-Za-z0-9_]$//') && [ -n "$t" ] && { echo "$t"; return 0; }
+	for t in $(grep -oE '\b[A-Z][A-Z0-9_]{3,}\b' <<<"$text" | sort -u); do
+		grep -qwF -- "$t" "$msg" && { echo "$t"; return 0; }
+	done
+	while IFS= read -r t; do
+		[ "${#t}" -ge 3 ] && grep -qF -- "$t" "$msg" && { echo "$t"; return 0; }
+	done < <(grep -oE "<[^>]+>|'[^']+'|\"[^\"]+\"" <<<"$text" | sed 's/^.//; s/.$//')
+	return 1
+}
+
+# checkpatch PATCH: one TAP line "ok checkpatch PATCH", the patch being HEAD.
+checkpatch() {
+	local p=$1 line level type text word bad=() ok=()
+	# The message without its trailers (Signed-off-by: names are not reasons).
+	git log -1 --format=%B | sed -E '/^[A-Za-z-]+-by: /d' >"$msg"
+	while IFS= read -r line; do
+		level=${line%%:*}; line=${line#*:}
+		type=${line%%:*}; text=${line#*: }
+		if [ "$level" = ERROR ]; then
+			bad+=("$level:$type: $text")
+		elif word=$(named "$type" "$text"); then
+			ok+=("$level:$type (\"$word\")")
+		else
+			bad+=("$level:$type: $text")
+		fi
+	done < <(scripts/checkpatch.pl --strict --show-types -q "$SERIES_DIR/$p" 2>/dev/null |
+		grep -E '^(ERROR|WARNING|CHECK):' || true)
+	if [ "${#bad[@]}" -gt 0 ]; then
+		echo "not ok checkpatch $p # unjustified: ${bad[0]}$([ "${#bad[@]}" -gt 1 ] && echo " (and $(( ${#bad[@]} - 1 )) more)")"
+		printf '#   %s\n' "${bad[@]}"
+		fail=1
+	else
+		echo "ok checkpatch $p${ok[0]:+ # justified in the commit message: ${ok[*]}}"
+	fi
+}
+
 [ -d "$wt" ] || git -C "$SRC" worktree add -q --detach "$wt" base
 cd "$wt"
 git am --abort >/dev/null 2>&1 || true
 git checkout -q --detach base
 git reset -q --hard base
-mkdir -p "$obj"
-kmake() { make -s -C "$wt" O="$obj" ARCH=x86_64 CC="ccache gcc" "$@"; }
-kmake tinyconfig >/dev/null
-scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" \
-	"$CONFIG_DIR/base.config" "$CONFIG_DIR/series.config" >/dev/null
-kmake olddefconfig >/dev/null
 
+patches=$(series_patches)
+n=$(echo "$patches" | grep -c . || true)
+echo "1..$(( ${#arches[@]} + n * (1 + ${#arches[@]}) ))"
 fail=0
-for p in $(series_patches); do
-	git am -q "$SERIES_DIR/$p" || { git am --abort; die "patch $p does not apply"; }
-	report=$(scripts/checkpatch.pl --strict -q "$SERIES_DIR/$p" 2>/dev/null | grep -E '^(ERROR|WARNING|CHECK)' || true)
-	if echo "$report" | grep -q '^ERROR'; then
-		echo "not ok checkpatch $p"; echo "$report" | sed 's/^/#   /'; fail=1
-	else
-		echo "ok checkpatch $p${report:+ # justified in the commit message: $(echo "$report" | tr '\n' ' ')}"
-	fi
-	kmake olddefconfig >/dev/null
-	if kmake -j"$(( $(nproc) + 1 ))" bzImage >/tmp/check-series.$$ 2>&1 && \
-	   ! grep -q 'warning:' /tmp/check-series.$$; then
-		echo "ok builds after $p"
-	else
-		echo "not ok builds after $p"; grep -E 'error|warning' /tmp/check-series.$$ | head -5 | sed 's/^/#   /'
-		fail=1
-	fi
+t_start=$(date +%s)
+for c in "${arches[@]}"; do
+	build "$c" base fresh
 done
-rm -f /tmp/check-series.$$
+for p in $patches; do
+	if ! git am -q "$SERIES_DIR/$p" >/dev/null 2>&1; then
+		git am --abort >/dev/null 2>&1 || true
+		echo "Bail out! patch $p does not apply"
+		exit 1
+	fi
+	checkpatch "$p"
+	for c in "${arches[@]}"; do
+		build "$c" "after $p"
+	done
+done
+note "check-series: $n patches, $(( $(date +%s) - t_start ))s"
 exit $fail

@@ -35,6 +35,32 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]].*//' "$SERIES_DIR/series" | grep -v '^$' || true
 }
 
+# config_verify DOTCONFIG FRAGMENT...: every option the fragments ask for
+# must hold in the final .config (after olddefconfig), "# CONFIG_X is not
+# set" lines included.  Prints each one that did not to stderr; non-zero if any.
+config_verify() {
+	local dotconfig=$1 line opt bad=0
+	shift
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			opt=${line%%=*}
+			grep -qxF "$line" "$dotconfig" || {
+				echo "config: $line requested, got: $(grep -E "^$opt=|^# $opt is not set" "$dotconfig" || echo "$opt absent")" >&2
+				bad=1; }
+			;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }; opt=${opt%% *}
+			if grep -qE "^$opt=[ym]" "$dotconfig"; then
+				echo "config: $line requested, got: $(grep -E "^$opt=" "$dotconfig")" >&2
+				bad=1
+			fi
+			;;
+		esac
+	done < <(cat "$@")
+	return "$bad"
+}
+
 # The packaged tarball: the newest linux-source-*.tar.xz in /usr/src.
 source_tarball() {
 	ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # make kernel: tinyconfig + thp-series/config fragments, checked, built with
-# ccache out of tree.  Usage: kernel.sh VARIANT   (stock|patched)[-debug]
+# ccache out of tree.  Usage: kernel.sh VARIANT   (stock|patched)[-debug],
+# patched-off, or (stock|patched)-i386: 32-bit, i386 tinyconfig + i386.config.
 # Prints the path of the bzImage; images are keyed by source tree and config,
 # so switching variants or going back to an old series does not rebuild.
 . "$(dirname "$0")/common.sh"
 
 variant=${1:-patched}
 case "$variant" in
-stock|stock-debug) src=$STOCK ;;
-patched|patched-debug|patched-off) src=$SRC ;;
-*) die "unknown kernel variant '$variant' (stock, patched, stock-debug, patched-debug, patched-off)" ;;
+stock|stock-debug|stock-i386) src=$STOCK ;;
+patched|patched-debug|patched-off|patched-i386) src=$SRC ;;
+*) die "unknown kernel variant '$variant' (stock, patched, stock-debug, patched-debug, patched-off, stock-i386, patched-i386)" ;;
 esac
 [ -d "$src" ] || die "$src missing: run 'make tree'"
 
+arch=x86_64
 frags=("$CONFIG_DIR/base.config")
+case "$variant" in *-i386) arch=i386; frags=("$CONFIG_DIR/i386.config") ;; esac
 case "$variant" in
 patched-off) frags+=("$CONFIG_DIR/off.config") ;;
 patched*) frags+=("$CONFIG_DIR/series.config") ;;
@@ -30,7 +33,7 @@ fi
 
 obj=$BUILD/$variant
 mkdir -p "$obj" "$IMAGES" "$CCACHE_DIR"
-kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" "$@"; }
+kmake() { make -s -C "$src" O="$obj" ARCH="$arch" CC="ccache gcc" "$@"; }
 
 note "configuring $variant ($key)"
 kmake tinyconfig >/dev/null
@@ -41,25 +44,8 @@ kmake tinyconfig >/dev/null
 kmake olddefconfig >/dev/null
 
 # Every option the fragments ask for must hold in the final .config.
-bad=0
-while IFS= read -r line; do
-	case "$line" in
-	CONFIG_*=*)
-		opt=${line%%=*}
-		grep -qxF "$line" "$obj/.config" || {
-			echo "config: $line requested, got: $(grep -E "^$opt=|^# $opt is not set" "$obj/.config" || echo "$opt absent")" >&2
-			bad=1; }
-		;;
-	"# CONFIG_"*" is not set")
-		opt=${line#\# }; opt=${opt%% *}
-		if grep -qE "^$opt=[ym]" "$obj/.config"; then
-			echo "config: $line requested, got: $(grep -E "^$opt=" "$obj/.config")" >&2
-			bad=1
-		fi
-		;;
-	esac
-done < <(cat "${frags[@]}")
-[ "$bad" = 0 ] || die "config options did not hold after olddefconfig (see above)"
+config_verify "$obj/.config" "${frags[@]}" ||
+	die "config options did not hold after olddefconfig (see above)"
 
 note "building $variant with $(nproc) jobs"
 kmake -j"$(( $(nproc) + 1 ))" bzImage
