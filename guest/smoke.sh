@@ -1,8 +1,9 @@
 #!/bin/sh
 # Pipeline smoke test: the kernel we built, its config, NUMA, PMD-sized
 # page-cache folios at all (tmpfs huge=always).
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2${3:+ # $3}"; fi; }
+n=0 bad=0
+# The exit status says too: 1 when any check failed, as kselftest's do.
+t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n $2"; else bad=1; echo "not ok $n $2${3:+ # $3}"; fi; }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 cfg() { zcat /proc/config.gz | grep -E "^$1=|^# $1 is not set" || echo "$1 absent"; }
 mem() { sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo; }
@@ -30,3 +31,4 @@ during=$(mem ShmemHugePages)
 rm /mnt/tmpfs-huge/smoke
 after=$(mem ShmemHugePages)
 [ "$after" = "$before" ]; t $? "tmpfs huge=always: unlink returns ShmemHugePages" "before $before kB, after unlink $after kB"
+exit $bad

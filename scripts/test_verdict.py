@@ -174,6 +174,26 @@ t = verdict.parse_tap(["1..2", "ok 1 - a # SKIP why", "not ok 2 b # TODO later",
 check([p[3] for p in t["points"]] == ["SKIP", "TODO"] and t["points"][0][2] == "a"
       and t["points"][0][4] == "why", "directives SKIP and TODO are read; 'okay' is no test point")
 
+# Directives as TAP 13 has them, and TODO no softer than SKIP.
+EXIT0 = {"type": "exit", "rc": 0}
+
+
+def statuses(lines, require, rc=0):
+    res, _ = verdict.judge_suite("s", lines, dict(EXIT0, rc=rc), require)
+    return [st for st, _, _ in res]
+
+
+check(statuses(["1..1", "not ok 1 freed # TODO later"], True) == ["fail"],
+      "a TODO fails under --require")
+check(statuses(["1..1", "not ok 1 freed # TODO later"], False) == ["skip"],
+      "a TODO is a skip without --require")
+check(statuses(["1..1", "not ok 1 split # skipped 2 pages"], False, 1) == ["fail"],
+      "'# skipped' in a failing line's text is no SKIP directive")
+check(statuses(["1..1", "ok 1 # SKIP no numactl"], False) == ["skip"],
+      "'# SKIP' right after the number is a directive")
+check(verdict.SPLATS.search("[   12.3] vmstat_refresh: nr_dirty -511"),
+      "a negative vmstat counter (vmstat_refresh: warning) is a splat")
+
 # Host-side suites: exit status and time limit count.
 r = verdict.host_run("h", ["sh", "-c", "echo 1..1; echo ok 1 fine; exit 3"], 10)
 res, _ = verdict.judge_suite("h", [x["line"] for x in r if x["type"] == "out"], r[-1])
