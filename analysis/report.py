@@ -413,7 +413,8 @@ def summary_lines(summary, size, rows, icount=False):
     no = [case_str(c) for c, v in verdicts if v == "no"]
     na = [case_str(c) for c, v in verdicts if v.startswith("n/a")]
     bad = sum(1 for r in rows if failed(r))
-    three = f"Targets: {len(yes)} of {len(verdicts)} met"
+    three = (f"Targets: {len(yes)} of {len(verdicts)} met" if verdicts else
+             "Targets: none judged (no case with a target ran on ramfs-THP and ramfs-4K)")
     if no:
         three += f"; not met: {', '.join(no)}"
     if na:
@@ -461,14 +462,18 @@ COUNT_CONFIGS = ["ramfs-4K", "ramfs-THP", "tmpfs-4K", "tmpfs-huge"]
 
 def counts_data(summary, size):
     """{key: [(case, {config: value})]} for faults and xarray KiB per GiB;
-    a case is kept when some config has a positive value (log scale)."""
+    a case is kept when some config has a positive value (log scale), a
+    panel when it has two such values to set beside each other."""
     out = {}
     for key, scale in (("faults_gib", 1), ("xa_gib", 1 / 1024)):
+        rows = []
         for k in sorted_cases(summary, size):
             vals = {cfg: summary[k][cfg][key] * scale for cfg in COUNT_CONFIGS
                     if cfg in summary[k] and summary[k][cfg][key] is not None}
             if any(v > 0 for v in vals.values()):
-                out.setdefault(key, []).append((k, vals))
+                rows.append((k, vals))
+        if sum(1 for _, vals in rows for v in vals.values() if v > 0) >= 2:
+            out[key] = rows
     return out
 
 
@@ -544,7 +549,8 @@ def plots(summary, size, outdir, label):
         ax.grid(axis="x", which="major", lw=0.3)
 
     def figure(n, panels=1):
-        return plt.subplots(1, panels, figsize=(7 * panels, 1.8 + 0.4 * n), squeeze=False)
+        return plt.subplots(1, panels, figsize=(max(8, 7 * panels), 1.8 + 0.4 * n),
+                            squeeze=False)
 
     sp = speedup_data(summary, size)
     if sp:
@@ -619,8 +625,12 @@ def plots(summary, size, outdir, label):
                           if key == "faults_gib" else
                           "xarray nodes: radix_tree_node slab KiB per GiB; log scale")
             ax.legend(fontsize=7)
-        fig.suptitle("Page faults and xarray nodes per GiB (median; a value <= 0 is "
-                     "written at the left edge)")
+        zeros = any(v <= 0 for k in keys for _, vals in co[k] for v in vals.values())
+        fig.suptitle(" and ".join({"faults_gib": "Page faults", "xa_gib": "xarray nodes"}[k]
+                                  for k in keys) + " per GiB of file (median)")
+        if zeros:
+            fig.text(0.5, 0.93, "a value <= 0 is written at the left edge",
+                     ha="center", fontsize=7)
         save(fig, "counts.png", "Faults and xarray node memory per GiB of file")
 
     sz = size_data(summary)
