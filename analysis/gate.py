@@ -113,7 +113,7 @@ def main(argv=None):
         print(f"gate: {prob}")
     failed = [r for r in rows if r[5] != "yes"]
     print(f"gate: {'PASS' if ok else 'FAIL'}: {len(rows) - len(failed)} of {len(rows)} "
-          f"cases within {pct}" + (f", {len(problems)} problem(s) with the runs"
+          f"cases within {pct}" + (f"; {len(problems)} problem(s) with the runs, above"
                                    if problems else ""))
     return 0 if ok else 1
 
