@@ -377,6 +377,8 @@ def span(ratios):
     """'from 0.97x (read read random (4K)) to 7.44x (fault write (1M))'."""
     lo = min(ratios, key=lambda cr: cr[1])
     hi = max(ratios, key=lambda cr: cr[1])
+    if len(ratios) == 1:
+        return f"{lo[1]:.2f}x ({case_str(lo[0])})"
     return f"from {lo[1]:.2f}x ({case_str(lo[0])}) to {hi[1]:.2f}x ({case_str(hi[0])})"
 
 
@@ -423,15 +425,16 @@ def summary_lines(summary, size, rows, icount=False):
     return [one, two, three]
 
 
-def run_label(rows, summary, size, date, icount):
-    """Kernel, size, repetitions, date and measure: under every plot."""
+def run_label(rows, summary, cases, date, icount):
+    """Kernel, sizes, repetitions, date and measure of the cases: under
+    every plot."""
     kernels = ", ".join(sorted({r.get("kernel", "?") for r in rows}))
-    ns = [s["n"] for k in sorted_cases(summary, size) for cfg, s in summary[k].items()
-          if cfg != "memcpy"]
+    sizes = ", ".join(size_str(z) for z in sorted({k[1] for k in cases}))
+    ns = [s["n"] for k in cases for cfg, s in summary[k].items() if cfg != "memcpy"]
     reps = "?" if not ns else str(max(ns)) if min(ns) == max(ns) else f"{min(ns)}-{max(ns)}"
     reps += " rep" if reps == "1" else " reps"
     measure = "instruction count (QEMU -icount)" if icount else "wall clock"
-    return f"{kernels}; {size_str(size)} files; {reps}; {date}; {measure}"
+    return f"{kernels}; {sizes} files; {reps}; {date}; {measure}"
 
 
 # The plots: each function gathers its data first and returns None, drawing
@@ -524,7 +527,8 @@ COLORS = {"ramfs-THP": "tab:blue", "ramfs-4K": "tab:cyan", "tmpfs-huge": "tab:or
 
 
 def plots(summary, size, outdir, label):
-    """Write the plots that have data; returns [(path, caption)]."""
+    """Write the plots that have data; returns [(path, caption)].  label(cases)
+    is the line that says what run the cases come from."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -534,8 +538,9 @@ def plots(summary, size, outdir, label):
         return []
     made = []
 
-    def save(fig, name, caption):
-        fig.text(0.5, 0.005, label, ha="center", va="bottom", fontsize=7, color="0.3")
+    def save(fig, name, caption, cases=None):
+        cases = cases or sorted_cases(summary, size)
+        fig.text(0.5, 0.005, label(cases), ha="center", va="bottom", fontsize=7, color="0.3")
         fig.tight_layout(rect=(0, 0.025, 1, 1))
         path = os.path.join(outdir, name)
         fig.savefig(path, dpi=90)
@@ -654,7 +659,8 @@ def plots(summary, size, outdir, label):
             ax.set_title(f"{key[0]} ({size_str(key[1])})")
             ax.legend(fontsize=7)
         fig.suptitle("Throughput against file size")
-        save(fig, "size.png", "Throughput against file size (size sweep)")
+        save(fig, "size.png", "Throughput against file size (size sweep)",
+             [k for k in summary if (k[0], k[2]) in {key[:2] for key in keys}])
     return made
 
 
@@ -717,15 +723,19 @@ def main(argv=None):
         return 0
     os.makedirs(a.out, exist_ok=True)
     main_size = main_size_of(summary)
-    label = run_label(rows, summary, main_size, results_date(a.results), a.icount)
+    date = results_date(a.results)
+
+    def label(cases):
+        return run_label(rows, summary, cases, date, a.icount)
     for name in PLOT_NAMES:
         stale = os.path.join(a.out, name)
         if os.path.exists(stale):
             os.remove(stale)
     made = plots(summary, main_size, a.out, label)
+    run = label(sorted_cases(summary, main_size))
     bad = [r for r in rows if failed(r)]
     md = [f"# {a.title}", ""] + summary_lines(summary, main_size, rows, a.icount) + [
-        "", f"Run: {label}; {len(rows)} runs.", "",
+        "", f"Run: {run}; {len(rows)} runs.", "",
         "Rates are MiB/s, or 4 KiB pages/s for fault modes (they touch one byte a page). "
         "Ratios are per repetition (runs of one repetition ran back to back): median and "
         "range. memcpy is matched by file size and block size.", ""]
