@@ -47,6 +47,8 @@ def side(path):
                     problems.append(f"'{r.get('case')}' on {r.get('dir')} exited {r.get('rc')} "
                                     "with no result")
             since_case = []
+        elif t == "abort":
+            problems.append(f"the guest's job list aborted (rc {r.get('rc')})")
     # The guest announces "i/N: ..." before each run: fewer results than N
     # means the boot stopped early (hang, crash, time limit).
     totals = [int(m.group(2)) for r in lines if r.get("type") == "progress"

@@ -402,7 +402,12 @@ def summary_lines(summary, size, rows, icount=False):
         one += "."
     else:
         one = (f"No workload at {size_str(size)} ran on both ramfs-THP and ramfs-4K: "
-               f"this run shows no huge-folio speed-up.")
+               f"this run shows no huge-folio speed-up")
+        fs = ratios("ramfs-4K", "tmpfs-4K")
+        if fs:
+            one += (f"; ramfs-4K against tmpfs-4K: {faster} in {sum(1 for _, v in fs if v > 1)} "
+                    f"of {len(fs)} workloads, {span(fs)}")
+        one += "."
     vs = ratios("ramfs-THP", "tmpfs-huge")
     if vs:
         two = (f"ramfs-THP against tmpfs huge=always, absolute: {faster} in "
@@ -631,12 +636,13 @@ def plots(summary, size, outdir, label):
                           "xarray nodes: radix_tree_node slab KiB per GiB; log scale")
             ax.legend(fontsize=7)
         zeros = any(v <= 0 for k in keys for _, vals in co[k] for v in vals.values())
-        fig.suptitle(" and ".join({"faults_gib": "Page faults", "xa_gib": "xarray nodes"}[k]
-                                  for k in keys) + " per GiB of file (median)")
+        what = " and ".join({"faults_gib": "Page faults", "xa_gib": "xarray nodes"}[k]
+                            for k in keys) + " per GiB of file"
+        fig.suptitle(what + " (median)")
         if zeros:
             fig.text(0.5, 0.93, "a value <= 0 is written at the left edge",
                      ha="center", fontsize=7)
-        save(fig, "counts.png", "Faults and xarray node memory per GiB of file")
+        save(fig, "counts.png", what)
 
     sz = size_data(summary)
     if sz:
