@@ -242,7 +242,8 @@ def table(summary):
                 continue
             med = fmt(s["median"], 1) + (f" ({s['failed']} failed)" if s["failed"] else "")
             vs4k = paired(summary, case, cfg) if cfg != "memcpy" else None
-            lines.append(f"| {case[0]} | {size_str(case[1])} | {size_str(case[2])} | {cfg} | {s['n']} "
+            lines.append(f"| {case[0]} | {size_str(case[1])} | {size_str(case[2])} | {cfg} "
+                         f"| {s['n']} "
                          f"| {med} | {fmt(s['min'], 1)} | {fmt(s['max'], 1)} | {s['unit']} "
                          f"| {fmt(vs4k[0] if vs4k else None)} "
                          f"| {fmt(vs_memcpy(summary, case, cfg))} "
@@ -314,7 +315,8 @@ def headline(summary, size, icount=False):
                      f"| {fmt_spread(paired(summary, case, 'ramfs-THP'))} "
                      f"| {fmt_spread(paired(summary, case, 'tmpfs-huge', 'tmpfs-4K'))} "
                      f"| {fmt(vs_memcpy(summary, case, 'ramfs-THP'))} "
-                     f"| {fmt(c['ramfs-4K']['faults_gib'], 0)} -> {fmt(c['ramfs-THP']['faults_gib'], 0)} "
+                     f"| {fmt(c['ramfs-4K']['faults_gib'], 0)} -> "
+                     f"{fmt(c['ramfs-THP']['faults_gib'], 0)} "
                      f"| {fmt(xa[0], 0)} -> {fmt(xa[1], 0)} "
                      f"| {what or '-'} | {met(summary, case, target, what, icount)} |")
     return "\n".join(lines)
@@ -442,8 +444,9 @@ def run_label(rows, summary, cases, date, icount):
     return f"{kernels}; {sizes} files; {reps}; {date}; {measure}"
 
 
-# The plots: each function gathers its data first and returns None, drawing
-# nothing, when there is too little to show (no empty or degenerate plot).
+# The plots: each *_data function gathers what one plot shows and returns
+# nothing when there is too little to show, and then no plot is drawn (no
+# empty or degenerate plot).
 
 def speedup_data(summary, size):
     """[(case, ramfs-THP / ramfs-4K, tmpfs-huge / tmpfs-4K)], per-rep spreads."""
@@ -486,7 +489,8 @@ def counts_data(summary, size):
 
 
 def size_data(summary):
-    """{(case name, bs): {config: [(size, median)]}} with two sizes or more."""
+    """{(case name, bs, unit): {config: [(size, median)]}}, the lines with
+    two sizes or more: only the size sweep has them."""
     series = {}
     for k in sorted_cases(summary):
         for cfg, s in summary[k].items():
