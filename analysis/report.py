@@ -625,7 +625,7 @@ def plots(summary, size, outdir, label):
                 pts = [(i + (j - 1.5) * 0.18, r[1][cfg]) for i, r in enumerate(rows)
                        if cfg in r[1]]
                 pos = [(y, v) for y, v in pts if v > 0]
-                if pos:
+                if pts:
                     ax.plot([v for _, v in pos], [y for y, _ in pos], "o", ms=4,
                             color=COLORS[cfg], label=cfg)
                 # A log axis has no 0: the value is written at the left edge.
@@ -642,10 +642,8 @@ def plots(summary, size, outdir, label):
         zeros = any(v <= 0 for k in keys for _, vals in co[k] for v in vals.values())
         what = " and ".join({"faults_gib": "Page faults", "xa_gib": "xarray nodes"}[k]
                             for k in keys) + " per GiB of file"
-        fig.suptitle(what + " (median)")
-        if zeros:
-            fig.text(0.5, 0.93, "a value <= 0 is written at the left edge",
-                     ha="center", fontsize=7)
+        fig.suptitle(what + " (median)" +
+                     ("\na value <= 0 is written at the left edge" if zeros else ""))
         save(fig, "counts.png", what)
 
     sz = size_data(summary)
