@@ -91,17 +91,31 @@ test-debug: initramfs
 ## bench        the benchmark table: one boot, 256 MiB, 5 reps, interleaved (out/bench),
 ##              then the same cases under -icount at 64 MiB (out/bench-counts)
 bench: kernel initramfs
-	@$(S)/bench.sh bench $(OUT)/bench $(VARIANT) thp.size_mb=$${SIZE_MB:-256}
-	@THP_ICOUNT=1 $(S)/bench.sh counts $(OUT)/bench-counts $(VARIANT) thp.size_mb=64
+	@$(BENCH_RUN); bad=""; export THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-600}; \
+	run "wall-clock" $(S)/bench.sh bench $(OUT)/bench $(VARIANT) thp.size_mb=$${SIZE_MB:-256}; \
+	run "icount" env THP_ICOUNT=1 $(S)/bench.sh counts $(OUT)/bench-counts $(VARIANT) thp.size_mb=64; \
+	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }
 
 ## bench-icount deterministic (QEMU -icount) stock vs patched huge=never gate
 bench-icount: initramfs
 	@$(MAKE) -s kernel KERNEL=stock && $(MAKE) -s kernel KERNEL=patched
-	@THP_ICOUNT=1 $(S)/bench.sh icount $(OUT)/icount-stock stock thp.size_mb=16 \
-		thp.configs=ramfs-4k,tmpfs || true
-	@THP_ICOUNT=1 $(S)/bench.sh icount $(OUT)/icount-patched patched thp.size_mb=16 \
-		thp.configs=ramfs-4k,tmpfs || true
-	@$(PY) analysis/gate.py $(OUT)/icount-stock/workloads.jsonl $(OUT)/icount-patched/workloads.jsonl
+	@$(BENCH_RUN); bad=""; export THP_ICOUNT=1 \
+		THP_BENCH_TIMEOUT_S=$${THP_BENCH_TIMEOUT_S:-900} THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-300}; \
+	for k in stock patched; do \
+		run "$$k icount" $(S)/bench.sh icount $(OUT)/icount-$$k $$k thp.size_mb=16 \
+			thp.configs=ramfs-4k,tmpfs; \
+	done; \
+	$(PY) analysis/gate.py $(OUT)/icount-stock/results.jsonl \
+		$(OUT)/icount-patched/results.jsonl || bad="$$bad gate"; \
+	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }
+
+# run NAME CMD...: one benchmark boot.  A failure or hang is named and
+# remembered in $bad, and the next boot still runs, so a target prints all
+# it has before it fails.  Exit 3 and 4 are guest.sh's hang and death.
+BENCH_RUN = run() { what=$$1; shift; "$$@" && return 0; rc=$$?; \
+	case $$rc in 3) why="hung (time limit)" ;; 4) why="guest died before the end" ;; \
+	*) why="failed runs or no report" ;; esac; \
+	echo "$@: the $$what run failed: $$why (exit $$rc)" >&2; bad="$$bad $$what"; }
 
 ## stress       long fsx run: 4 files in parallel, 250k ops each (>= 1M ops)
 stress: kernel initramfs

@@ -1,27 +1,46 @@
 #!/usr/bin/env python3
 """Turn workload JSON lines into report.md and PNG plots.
 
-usage: report.py RESULTS.jsonl [...] --out DIR [--title T]
+usage: report.py RESULTS.jsonl [...] --out DIR [--title T] [--icount]
 
 Rows are grouped by case (workload, mode, size, block size, pattern,
 madvise, private) and configuration (ramfs-THP, ramfs-4K, tmpfs-huge,
 tmpfs-4K, memcpy); each cell is the median over repetitions with min and
-max, and the ratio against ramfs-4K and memcpy of the same run."""
+max.  Ratios between configurations are per repetition (runs with the same
+seed ran back to back) and summarised by their median and range; memcpy is
+matched by file size and block size."""
 import argparse
+import datetime
 import json
 import os
 import statistics
 import sys
 
 CONFIGS = ["ramfs-THP", "ramfs-4K", "tmpfs-huge", "tmpfs-4K", "memcpy"]
+PAGE = 4096
+# fault.c touches one byte per 4 KiB page (a write mode fills the page
+# only with --verify): its rate is pages per second, and no memcpy of
+# whole bytes compares with it.
+FILLING_MODES = ("write", "rewrite", "randwrite")
+# fault.c's modes timed on a mapping faulted in by prepare(): what a PMD
+# saves there is TLB misses and page walks, which an instruction count
+# (QEMU -icount) does not see.
+MAPPED = ("fault random", "fault reread", "fault rewrite", "fault randwrite")
+# Under icount, a ratio this close to 1 is "no effect seen".
+ICOUNT_TIE = 0.01
+# Every PNG this script has ever written: ones not drawn this time are
+# removed, so a stale plot never sits beside a new report.
+PLOT_NAMES = ("speedup.png", "absolute.png", "counts.png", "size.png",
+              "throughput.png", "faults.png", "xarray.png")
 
 
 class InputError(Exception):
     pass
 
 
-def load(paths):
-    rows = []
+def read_lines(paths):
+    """Every JSON object of the files, in order (any type)."""
+    out = []
     for path in paths:
         try:
             f = open(path, encoding="utf-8")
@@ -38,15 +57,33 @@ def load(paths):
                     raise InputError(f"{path}:{n}: not JSON: {line[:60]}")
                 if not isinstance(r, dict):
                     raise InputError(f"{path}:{n}: not a JSON object")
-                if r.get("type") != "workload":
-                    continue
-                for key in ("workload", "params", "wall_s", "bytes"):
-                    if key not in r:
-                        raise InputError(f"{path}:{n}: workload record without '{key}'")
-                rows.append(r)
+                out.append((path, n, r))
+    return out
+
+
+def workload_rows(lines):
+    rows = []
+    for path, n, r in lines:
+        if r.get("type") != "workload":
+            continue
+        for key in ("workload", "params", "wall_s", "bytes"):
+            if key not in r:
+                raise InputError(f"{path}:{n}: workload record without '{key}'")
+        rows.append(r)
+    return rows
+
+
+def load(paths):
+    rows = workload_rows(read_lines(paths))
     if not rows:
         raise InputError("no workload records in " + ", ".join(paths))
     return rows
+
+
+def failed(r):
+    """A run that failed: its own verdict, or the exit status the guest
+    added for a run that died without one (run-bench.sh crashed())."""
+    return not r.get("ok", True) or r.get("rc", 0) != 0
 
 
 def huge_of(r):
@@ -87,8 +124,20 @@ def case_of(r):
     return (name + (" " + " ".join(extra) if extra else ""), p.get("size", 0), p.get("bs", 0))
 
 
-def mib_s(r):
-    return r["bytes"] / 1048576 / r["wall_s"] if r["wall_s"] > 0 else 0.0
+def touch_only(r):
+    return r["workload"] == "fault" and not (r["params"].get("verify")
+                                             and r.get("mode") in FILLING_MODES)
+
+
+def unit_of(r):
+    return "pages/s" if touch_only(r) else "MiB/s"
+
+
+def rate(r):
+    """MiB/s, or 4 KiB pages/s for a touch-only fault mode."""
+    if r["wall_s"] <= 0:
+        return 0.0
+    return r["bytes"] / (PAGE if touch_only(r) else 1048576) / r["wall_s"]
 
 
 def per_gib(r, key):
@@ -98,9 +147,14 @@ def per_gib(r, key):
     return d * (1 << 30) / r["bytes"]
 
 
+def median_of(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
 def summarize(rows):
-    """{case: {config: {"n", "median", "min", "max", "by_seed", "faults_gib", "xa_gib",
-    "failed"}}}"""
+    """{case: {config: {"n", "failed", "unit", "median", "min", "max", "by_seed",
+    "faults_gib", "xa_gib"}}}"""
     cells = {}
     for r in rows:
         cells.setdefault(case_of(r), {}).setdefault(config_of(r), []).append(r)
@@ -108,39 +162,37 @@ def summarize(rows):
     for case, by_cfg in cells.items():
         out[case] = {}
         for cfg, rs in by_cfg.items():
-            good = [x for x in rs if x.get("ok", True)]
-            v = [mib_s(x) for x in good]
-            f = [per_gib(x, "minflt") for x in good if per_gib(x, "minflt") is not None]
-            xa = [per_gib(x, "radix_tree_node") for x in good
-                  if per_gib(x, "radix_tree_node") is not None]
+            good = [x for x in rs if not failed(x)]
+            v = [rate(x) for x in good]
             out[case][cfg] = {
                 "n": len(v), "failed": len(rs) - len(good),
+                "unit": unit_of(rs[0]),
                 # Repetition r of every config ran back to back: pair by seed.
-                "by_seed": {x["params"].get("seed"): mib_s(x) for x in good},
-                "median": statistics.median(v) if v else None,
-                "min": min(v) if v else None, "max": max(v) if v else None,
-                "faults_gib": statistics.median(f) if f else None,
-                "xa_gib": statistics.median(xa) if xa else None,
+                "by_seed": {x["params"].get("seed"): rate(x) for x in good},
+                "median": median_of(v), "min": min(v) if v else None,
+                "max": max(v) if v else None,
+                "faults_gib": median_of(per_gib(x, "minflt") for x in good),
+                "xa_gib": median_of(per_gib(x, "radix_tree_node") for x in good),
             }
     return out
 
 
-def memcpy_median(summary, size):
-    v = [c["memcpy"]["median"] for (name, sz, bs), c in summary.items()
-         if sz == size and "memcpy" in c and c["memcpy"]["median"]]
-    return statistics.median(v) if v else None
+def memcpy_cell(summary, case):
+    """memcpy of the same total size and block size as the case."""
+    for (name, sz, bs), c in summary.items():
+        if sz == case[1] and bs == case[2] and "memcpy" in c:
+            return c["memcpy"]
+    return None
 
 
-def ratios(summary, case):
-    """Ratio of each config's median to ramfs-4K's and to memcpy's."""
-    c = summary[case]
-    base = c.get("ramfs-4K", {}).get("median")
-    mc = memcpy_median(summary, case[1])
-    res = {}
-    for cfg, s in c.items():
-        m = s["median"]
-        res[cfg] = (m / base if m and base else None, m / mc if m and mc else None)
-    return res
+def vs_memcpy(summary, case, cfg):
+    """cfg's median over memcpy's for the same size and block size; None
+    when there is no such memcpy run or the case is not in bytes."""
+    s = summary[case].get(cfg)
+    mc = memcpy_cell(summary, case)
+    if not s or not mc or s["unit"] != "MiB/s" or not s["median"] or not mc["median"]:
+        return None
+    return s["median"] / mc["median"]
 
 
 def paired(summary, case, cfg, base="ramfs-4K"):
@@ -170,20 +222,31 @@ def size_str(n):
     return str(n)
 
 
+def case_str(case):
+    return f"{case[0]} ({size_str(case[2])})"
+
+
+def sorted_cases(summary, size=None):
+    return sorted((k for k in summary if size is None or k[1] == size),
+                  key=lambda k: (k[0], k[1], k[2]))
+
+
 def table(summary):
-    lines = ["| case | size | bs | config | n | MiB/s median | min | max | vs ramfs-4K | vs memcpy "
-             "| faults/GiB | xarray B/GiB |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for case in sorted(summary, key=lambda k: (k[0], k[1], k[2])):
-        rat = ratios(summary, case)
+    lines = ["| case | size | bs | config | n | median | min | max | unit "
+             "| vs ramfs-4K, per-rep | vs memcpy (same size, bs) | faults/GiB | xarray B/GiB |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for case in sorted_cases(summary):
         for cfg in CONFIGS + sorted(set(summary[case]) - set(CONFIGS)):
             s = summary[case].get(cfg)
             if not s:
                 continue
             med = fmt(s["median"], 1) + (f" ({s['failed']} failed)" if s["failed"] else "")
-            lines.append(f"| {case[0]} | {size_str(case[1])} | {size_str(case[2])} | {cfg} | {s['n']} "
-                         f"| {med} | {fmt(s['min'], 1)} | {fmt(s['max'], 1)} "
-                         f"| {fmt(rat[cfg][0])} | {fmt(rat[cfg][1])} "
+            vs4k = paired(summary, case, cfg) if cfg != "memcpy" else None
+            lines.append(f"| {case[0]} | {size_str(case[1])} | {size_str(case[2])} | {cfg} "
+                         f"| {s['n']} "
+                         f"| {med} | {fmt(s['min'], 1)} | {fmt(s['max'], 1)} | {s['unit']} "
+                         f"| {fmt(vs4k[0] if vs4k else None)} "
+                         f"| {fmt(vs_memcpy(summary, case, cfg))} "
                          f"| {fmt(s['faults_gib'], 0)} | {fmt(s['xa_gib'], 0)} |")
     return "\n".join(lines)
 
@@ -206,35 +269,56 @@ HEADLINE = [
 ]
 
 
-def headline(summary, size):
-    """The short table for the README and the cover letter."""
-    lines = ["| workload (bs) | ramfs-4K MiB/s | ramfs-THP MiB/s | THP / 4K | per-rep THP / 4K "
-             "(min-max) | tmpfs huge / 4K | THP / memcpy | faults per GiB, 4K -> THP "
-             "| xarray KiB per GiB, 4K -> THP | target | met |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+def met(summary, case, target, what, icount=False):
+    """Whether ramfs-THP meets its target, judged on the per-repetition
+    ratios: "yes", "no", "n/a" (a figure it needs is missing), "n/a
+    (icount)" (instruction counts cannot see the effect), "-" (no target)."""
+    wants_tmpfs = "tmpfs" in what
+    if target is None and not wants_tmpfs:
+        return "-"
+    thp = paired(summary, case, "ramfs-THP")
+    tmpfs = paired(summary, case, "tmpfs-huge", "tmpfs-4K") if wants_tmpfs else None
+    if thp is None or (wants_tmpfs and tmpfs is None):
+        return "n/a"
+    t, f = thp[0], tmpfs[0] if tmpfs else None
+    if icount and case[0] in MAPPED and abs(t - 1) < ICOUNT_TIE \
+            and (f is None or abs(f - 1) < ICOUNT_TIE):
+        return "n/a (icount)"
+    return "yes" if (target is None or t >= target) and (f is None or t >= f) else "no"
+
+
+def headline_rows(summary, size):
+    """(case, target, what) of HEADLINE that ran on ramfs-THP and ramfs-4K."""
+    out = []
     for name, bs, target, what in HEADLINE:
         c = summary.get((name, size, bs))
-        if not c or "ramfs-4K" not in c or "ramfs-THP" not in c:
-            continue
-        r = ratios(summary, (name, size, bs))
-        t4 = c.get("tmpfs-4K", {}).get("median")
-        th = c.get("tmpfs-huge", {}).get("median")
-        tmpfs = th / t4 if th and t4 else None
-        thp = r["ramfs-THP"][0]
-        met = "-"
-        if target is not None and thp is not None:
-            met = "yes" if thp >= target and (tmpfs is None or "tmpfs" not in what
-                                              or thp >= tmpfs) else "no"
-        elif "tmpfs" in what and thp is not None and tmpfs is not None:
-            met = "yes" if thp >= tmpfs else "no"
+        if c and "ramfs-4K" in c and "ramfs-THP" in c:
+            out.append(((name, size, bs), target, what))
+    return out
+
+
+def headline(summary, size, icount=False):
+    """The short table for the README and the cover letter."""
+    rows = headline_rows(summary, size)
+    if not rows:
+        return f"No headline case ran on both ramfs-THP and ramfs-4K at {size_str(size)}."
+    lines = ["| workload (bs) | unit | ramfs-4K | ramfs-THP | per-rep THP / 4K (min-max) "
+             "| per-rep tmpfs huge / 4K (min-max) | THP / memcpy (same size, bs) "
+             "| faults per GiB, 4K -> THP | xarray KiB per GiB, 4K -> THP | target | met |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for case, target, what in rows:
+        c = summary[case]
         xa = [c[k]["xa_gib"] / 1024 if c[k]["xa_gib"] is not None else None
               for k in ("ramfs-4K", "ramfs-THP")]
-        lines.append(f"| {name} ({size_str(bs)}) | {fmt(c['ramfs-4K']['median'], 0)} "
-                     f"| {fmt(c['ramfs-THP']['median'], 0)} | {fmt(thp)} "
-                     f"| {fmt_spread(paired(summary, (name, size, bs), 'ramfs-THP'))} | {fmt(tmpfs)} "
-                     f"| {fmt(r['ramfs-THP'][1])} | {fmt(c['ramfs-4K']['faults_gib'], 0)} -> "
-                     f"{fmt(c['ramfs-THP']['faults_gib'], 0)} | {fmt(xa[0], 0)} -> {fmt(xa[1], 0)} "
-                     f"| {what or '-'} | {met} |")
+        lines.append(f"| {case_str(case)} | {c['ramfs-THP']['unit']} "
+                     f"| {fmt(c['ramfs-4K']['median'], 0)} | {fmt(c['ramfs-THP']['median'], 0)} "
+                     f"| {fmt_spread(paired(summary, case, 'ramfs-THP'))} "
+                     f"| {fmt_spread(paired(summary, case, 'tmpfs-huge', 'tmpfs-4K'))} "
+                     f"| {fmt(vs_memcpy(summary, case, 'ramfs-THP'))} "
+                     f"| {fmt(c['ramfs-4K']['faults_gib'], 0)} -> "
+                     f"{fmt(c['ramfs-THP']['faults_gib'], 0)} "
+                     f"| {fmt(xa[0], 0)} -> {fmt(xa[1], 0)} "
+                     f"| {what or '-'} | {met(summary, case, target, what, icount)} |")
     return "\n".join(lines)
 
 
@@ -291,60 +375,316 @@ def iozone_both(wall, wsize, counts, csize):
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
-def plots(summary, outdir):
+def span(ratios):
+    """'from 0.97x (read read random (4K)) to 7.44x (fault write (1M))'."""
+    lo = min(ratios, key=lambda cr: cr[1])
+    hi = max(ratios, key=lambda cr: cr[1])
+    if len(ratios) == 1:
+        return f"{lo[1]:.2f}x ({case_str(lo[0])})"
+    return f"from {lo[1]:.2f}x ({case_str(lo[0])}) to {hi[1]:.2f}x ({case_str(hi[0])})"
+
+
+def summary_lines(summary, size, rows, icount=False):
+    """Three lines that say what the run shows, all computed from it."""
+    cases = [k for k in sorted_cases(summary, size) if not k[0].startswith("memcpy")]
+    faster = "fewer instructions" if icount else "faster"
+
+    def ratios(cfg, base):
+        return [(k, paired(summary, k, cfg, base)[0]) for k in cases
+                if paired(summary, k, cfg, base)]
+
+    thp, tmpfs = ratios("ramfs-THP", "ramfs-4K"), ratios("tmpfs-huge", "tmpfs-4K")
+    if thp:
+        up = sum(1 for _, v in thp if v > 1)
+        one = (f"Huge folios on ramfs: {faster} than ramfs-4K in {up} of {len(thp)} workloads "
+               f"at {size_str(size)} (per-repetition median), {span(thp)}")
+        if tmpfs:
+            one += (f"; tmpfs huge=always over tmpfs-4K: {sum(1 for _, v in tmpfs if v > 1)} "
+                    f"of {len(tmpfs)}")
+        one += "."
+    else:
+        one = (f"No workload at {size_str(size)} ran on both ramfs-THP and ramfs-4K: "
+               f"this run shows no huge-folio speed-up")
+        fs = ratios("ramfs-4K", "tmpfs-4K")
+        if fs:
+            one += (f"; ramfs-4K against tmpfs-4K: {faster} in {sum(1 for _, v in fs if v > 1)} "
+                    f"of {len(fs)} workloads, {span(fs)}")
+        one += "."
+    vs = ratios("ramfs-THP", "tmpfs-huge")
+    if vs:
+        two = (f"ramfs-THP against tmpfs huge=always, absolute: {faster} in "
+               f"{sum(1 for _, v in vs if v > 1)} of {len(vs)} workloads, {span(vs)}.")
+    else:
+        two = "No workload ran on both ramfs-THP and tmpfs huge=always: no absolute comparison."
+    verdicts = [(case, met(summary, case, t, w, icount)) for case, t, w in
+                headline_rows(summary, size) if t is not None or "tmpfs" in w]
+    yes = [c for c, v in verdicts if v == "yes"]
+    no = [case_str(c) for c, v in verdicts if v == "no"]
+    na = [case_str(c) for c, v in verdicts if v.startswith("n/a")]
+    bad = sum(1 for r in rows if failed(r))
+    three = (f"Targets: {len(yes)} of {len(verdicts)} met" if verdicts else
+             "Targets: none judged (no case with a target ran on ramfs-THP and ramfs-4K)")
+    if no:
+        three += f"; not met: {', '.join(no)}"
+    if na:
+        three += f"; n/a: {', '.join(na)}"
+    three += f". {bad} of {len(rows)} runs failed."
+    return [one, two, three]
+
+
+def run_label(rows, summary, cases, date, icount):
+    """Kernel, sizes, repetitions, date and measure of the cases: under
+    every plot."""
+    kernels = ", ".join(sorted({r.get("kernel", "?") for r in rows}))
+    sizes = ", ".join(size_str(z) for z in sorted({k[1] for k in cases}))
+    ns = [s["n"] for k in cases for cfg, s in summary[k].items() if cfg != "memcpy"]
+    reps = "?" if not ns else str(max(ns)) if min(ns) == max(ns) else f"{min(ns)}-{max(ns)}"
+    reps += " rep" if reps == "1" else " reps"
+    measure = "instruction count (QEMU -icount)" if icount else "wall clock"
+    return f"{kernels}; {sizes} files; {reps}; {date}; {measure}"
+
+
+# The plots: each *_data function gathers what one plot shows and returns
+# nothing when there is too little to show, and then no plot is drawn (no
+# empty or degenerate plot).
+
+def speedup_data(summary, size):
+    """[(case, ramfs-THP / ramfs-4K, tmpfs-huge / tmpfs-4K)], per-rep spreads."""
+    out = []
+    for k in sorted_cases(summary, size):
+        thp = paired(summary, k, "ramfs-THP")
+        if thp:
+            out.append((k, thp, paired(summary, k, "tmpfs-huge", "tmpfs-4K")))
+    return out
+
+
+def absolute_data(summary, size):
+    """{unit: [(case, ramfs-THP cell, tmpfs-huge cell)]}"""
+    out = {}
+    for k in sorted_cases(summary, size):
+        a, b = summary[k].get("ramfs-THP"), summary[k].get("tmpfs-huge")
+        if a and b and a["median"] and b["median"]:
+            out.setdefault(a["unit"], []).append((k, a, b))
+    return out
+
+
+COUNT_CONFIGS = ["ramfs-4K", "ramfs-THP", "tmpfs-4K", "tmpfs-huge"]
+
+
+def counts_data(summary, size):
+    """{key: [(case, {config: value})]} for faults and xarray KiB per GiB;
+    a case is kept when some config has a positive value (log scale), a
+    panel when it has two such values to set beside each other."""
+    out = {}
+    for key, scale in (("faults_gib", 1), ("xa_gib", 1 / 1024)):
+        rows = []
+        for k in sorted_cases(summary, size):
+            vals = {cfg: summary[k][cfg][key] * scale for cfg in COUNT_CONFIGS
+                    if cfg in summary[k] and summary[k][cfg][key] is not None}
+            if any(v > 0 for v in vals.values()):
+                rows.append((k, vals))
+        if sum(1 for _, vals in rows for v in vals.values() if v > 0) >= 2:
+            out[key] = rows
+    return out
+
+
+def size_data(summary):
+    """{(case name, bs, unit): {config: [(size, median)]}}, the lines with
+    two sizes or more: only the size sweep has them."""
+    series = {}
+    for k in sorted_cases(summary):
+        for cfg, s in summary[k].items():
+            if cfg != "memcpy" and s["median"]:
+                series.setdefault((k[0], k[2], s["unit"]), {}).setdefault(cfg, []).append(
+                    (k[1], s["median"]))
+    out = {}
+    for key, by_cfg in series.items():
+        lines = {cfg: sorted(p) for cfg, p in by_cfg.items() if len({x for x, _ in p}) > 1}
+        if lines:
+            out[key] = lines
+    return out
+
+
+def si(v):
+    """1500 -> '1.5k', 2e6 -> '2M': tick labels a reader takes in at once."""
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:g}{suffix}"
+    return f"{v:g}"
+
+
+def log_axis(ax, values, which="x", suffix=""):
+    """A log axis over the positive values, at least one decade wide, with
+    ticks at 1, 2 and 5 times powers of ten written as numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    pos = [v for v in values if v and v > 0]
+    lo, hi = min(pos) / 1.6, max(pos) * 1.6
+    if hi / lo < 10:
+        mid = (hi * lo) ** 0.5
+        lo, hi = mid / 10 ** 0.5, mid * 10 ** 0.5
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    (ax.set_xlim if which == "x" else ax.set_ylim)(lo, hi)
+    # 2 and 5 as well only where they do not crowd.
+    axis.set_major_locator(LogLocator(subs=(1, 2, 5) if hi / lo < 1000 else (1,)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: si(v) + suffix))
+    axis.set_minor_formatter(NullFormatter())
+
+
+COLORS = {"ramfs-THP": "tab:blue", "ramfs-4K": "tab:cyan", "tmpfs-huge": "tab:orange",
+          "tmpfs-4K": "tab:olive"}
+
+
+def plots(summary, size, outdir, label):
+    """Write the plots that have data; returns [(path, caption)].  label(cases)
+    is the line that says what run the cases come from."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.transforms import blended_transform_factory
     except ImportError:
         return []
     made = []
-    cases = sorted(summary, key=lambda k: (k[0], k[1], k[2]))
-    labels = [f"{c[0]}\n{size_str(c[1])}/{size_str(c[2])}" for c in cases]
 
-    def bars(key, title, fname, ylabel, log=False):
-        fig, ax = plt.subplots(figsize=(max(8, len(cases) * 0.9), 5))
-        w = 0.8 / len(CONFIGS)
-        for i, cfg in enumerate(CONFIGS):
-            ys = [(summary[c].get(cfg) or {}).get(key) or 0 for c in cases]
-            ax.bar([x + i * w for x in range(len(cases))], ys, w, label=cfg)
-        ax.set_xticks([x + 0.4 for x in range(len(cases))])
-        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=7)
-        ax.set_ylabel(ylabel)
-        ax.set_title(title)
-        if log:
-            ax.set_yscale("symlog")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = os.path.join(outdir, fname)
+    def save(fig, name, caption, cases=None):
+        cases = cases or sorted_cases(summary, size)
+        fig.text(0.5, 0.005, label(cases), ha="center", va="bottom", fontsize=7, color="0.3")
+        fig.tight_layout(rect=(0, 0.025, 1, 1))
+        path = os.path.join(outdir, name)
         fig.savefig(path, dpi=90)
         plt.close(fig)
-        made.append(path)
+        made.append((path, caption))
 
-    bars("median", "Throughput per workload (median)", "throughput.png", "MiB/s")
-    bars("faults_gib", "Minor faults per GiB", "faults.png", "faults/GiB", log=True)
-    bars("xa_gib", "xarray (radix_tree_node) bytes per GiB", "xarray.png", "bytes/GiB", log=True)
+    def per_case(ax, cases):
+        ax.set_yticks(range(len(cases)))
+        ax.set_yticklabels([case_str(k) for k in cases], fontsize=7)
+        ax.set_ylim(len(cases) - 0.5, -0.5)
+        ax.grid(axis="x", which="major", lw=0.3)
 
-    fig, ax = plt.subplots(figsize=(7, 5))
-    for name in sorted({c[0] for c in cases if c[0].startswith(("write", "fault"))}):
-        for cfg in CONFIGS[:4]:
-            pts = sorted((c[1], summary[c][cfg]["median"]) for c in cases
-                         if c[0] == name and cfg in summary[c] and summary[c][cfg]["median"])
-            if len(pts) > 1:
-                ax.plot([p[0] / 1048576 for p in pts], [p[1] for p in pts], marker="o",
-                        label=f"{name} {cfg}")
-    ax.set_xscale("log")
-    ax.set_xlabel("file size (MiB)")
-    ax.set_ylabel("MiB/s")
-    ax.set_title("Throughput against file size")
-    if ax.get_lines():
-        ax.legend(fontsize=6)
-    fig.tight_layout()
-    path = os.path.join(outdir, "size.png")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    made.append(path)
+    def figure(n, panels=1):
+        return plt.subplots(1, panels, figsize=(max(8, 7 * panels), 1.8 + 0.4 * n),
+                            squeeze=False)
+
+    sp = speedup_data(summary, size)
+    if sp:
+        fig, axs = figure(len(sp))
+        ax, h, seen = axs[0][0], 0.38, []
+        for j, (name, cfg) in enumerate((("ramfs-THP / ramfs-4K", "ramfs-THP"),
+                                         ("tmpfs huge=always / tmpfs-4K", "tmpfs-huge"))):
+            pts = [(i + (j - 0.5) * h, row[1 + j]) for i, row in enumerate(sp) if row[1 + j]]
+            if not pts:
+                continue
+            ys, ps = [y for y, _ in pts], [p for _, p in pts]
+            seen += [v for p in ps for v in p]
+            # Bars grow from 1 (no change): to the left for a slow-down.
+            ax.barh(ys, [p[0] - 1 for p in ps], h, left=1, color=COLORS[cfg], label=name,
+                    xerr=[[p[0] - p[1] for p in ps], [p[2] - p[0] for p in ps]],
+                    capsize=2, error_kw={"elinewidth": 0.8})
+            for y, p in pts:
+                ax.text(p[2] if p[0] >= 1 else p[1], y, f" {p[0]:.2f}x ", va="center",
+                        fontsize=6, ha="left" if p[0] >= 1 else "right")
+        ax.axvline(1, color="0.2", lw=0.8)
+        log_axis(ax, seen + [1], suffix="x")
+        per_case(ax, [row[0] for row in sp])
+        ax.set_xlabel("over 4 KiB pages: per-repetition median, bar ends min-max; log scale")
+        ax.set_title("Speed-up from huge folios, per workload")
+        ax.legend(fontsize=7, loc="best")
+        save(fig, "speedup.png", "Speed-up of ramfs-THP over ramfs-4K per workload, "
+             "tmpfs huge=always over tmpfs-4K beside it")
+
+    ab = absolute_data(summary, size)
+    if ab:
+        units = sorted(ab)
+        fig, axs = figure(max(len(v) for v in ab.values()), len(units))
+        for ax, unit in zip(axs[0], units):
+            rows = ab[unit]
+            for j, cfg in enumerate(("ramfs-THP", "tmpfs-huge")):
+                cells = [r[1 + j] for r in rows]
+                ax.errorbar([c["median"] for c in cells],
+                            [i + (j - 0.5) * 0.3 for i in range(len(rows))],
+                            xerr=[[c["median"] - c["min"] for c in cells],
+                                  [c["max"] - c["median"] for c in cells]],
+                            fmt="o", ms=4, capsize=2, color=COLORS[cfg],
+                            label="tmpfs huge=always" if cfg == "tmpfs-huge" else cfg)
+            log_axis(ax, [c[x] for r in rows for c in r[1:] for x in ("min", "max")])
+            per_case(ax, [r[0] for r in rows])
+            ax.set_xlabel(f"{unit}: median, bars min-max; log scale")
+            ax.legend(fontsize=7)
+        fig.suptitle("ramfs-THP against tmpfs huge=always, absolute")
+        save(fig, "absolute.png", "ramfs-THP and tmpfs huge=always, absolute rates")
+
+    co = counts_data(summary, size)
+    if co:
+        keys = [k for k in ("faults_gib", "xa_gib") if k in co]
+        fig, axs = figure(max(len(co[k]) for k in keys), len(keys))
+        for ax, key in zip(axs[0], keys):
+            rows = co[key]
+            trans = blended_transform_factory(ax.transAxes, ax.transData)
+            for j, cfg in enumerate(COUNT_CONFIGS):
+                pts = [(i + (j - 1.5) * 0.18, r[1][cfg]) for i, r in enumerate(rows)
+                       if cfg in r[1]]
+                pos = [(y, v) for y, v in pts if v > 0]
+                if pts:
+                    ax.plot([v for _, v in pos], [y for y, _ in pos], "o", ms=4,
+                            color=COLORS[cfg], label=cfg)
+                # A log axis has no 0: the value is written at the left edge.
+                for y, v in pts:
+                    if v <= 0:
+                        ax.text(0.01, y, f"{v:.0f}", transform=trans, fontsize=6,
+                                va="center", color=COLORS[cfg])
+            log_axis(ax, [v for r in rows for v in r[1].values()])
+            per_case(ax, [r[0] for r in rows])
+            ax.set_xlabel("faults (minor + major) per GiB of file; log scale"
+                          if key == "faults_gib" else
+                          "xarray nodes: radix_tree_node slab KiB per GiB; log scale")
+            ax.legend(fontsize=7)
+        zeros = any(v <= 0 for k in keys for _, vals in co[k] for v in vals.values())
+        what = " and ".join({"faults_gib": "Page faults", "xa_gib": "xarray nodes"}[k]
+                            for k in keys) + " per GiB of file"
+        fig.suptitle(what + " (median)" +
+                     ("\na value <= 0 is written at the left edge" if zeros else ""))
+        save(fig, "counts.png", what)
+
+    sz = size_data(summary)
+    if sz:
+        keys = sorted(sz)
+        fig, axs = plt.subplots(1, len(keys), figsize=(6 * len(keys), 4.5), squeeze=False)
+        for ax, key in zip(axs[0], keys):
+            xs, ys = [], []
+            for cfg in CONFIGS:
+                pts = sz[key].get(cfg)
+                if pts:
+                    xs += [p[0] / 1048576 for p in pts]
+                    ys += [p[1] for p in pts]
+                    ax.plot([p[0] / 1048576 for p in pts], [p[1] for p in pts], "o-",
+                            color=COLORS.get(cfg), label=cfg)
+            log_axis(ax, xs)
+            log_axis(ax, ys, which="y")
+            ax.grid(which="major", lw=0.3)
+            ax.set_xlabel("file size, MiB; log scale")
+            ax.set_ylabel(f"{key[2]}, median; log scale")
+            ax.set_title(f"{key[0]} ({size_str(key[1])})")
+            ax.legend(fontsize=7)
+        fig.suptitle("Throughput against file size")
+        save(fig, "size.png", "Throughput against file size (size sweep)",
+             [k for k in summary if (k[0], k[2]) in {key[:2] for key in keys}])
     return made
+
+
+def main_size_of(summary):
+    """The file size most cells ran at with a result; the others are the
+    size sweep (or the --corrupt checks of make test, which fail by design)."""
+    sizes = {}
+    for k, c in summary.items():
+        sizes[k[1]] = sizes.get(k[1], 0) + sum(1 for s in c.values() if s["n"])
+    return max(sorted(sizes), key=lambda n: sizes[n])
+
+
+def results_date(paths):
+    """The day the results were written (their files' mtime), UTC."""
+    t = max(os.path.getmtime(p) for p in paths)
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d")
 
 
 def main(argv=None):
@@ -352,6 +692,10 @@ def main(argv=None):
     ap.add_argument("results", nargs="+")
     ap.add_argument("--out", required=True)
     ap.add_argument("--title", default="THP page cache workloads")
+    ap.add_argument("--icount", action="store_true",
+                    default=os.environ.get("THP_ICOUNT", "") not in ("", "0"),
+                    help="the runs were under QEMU -icount: times are instruction "
+                         "counts (default: on when THP_ICOUNT is set, as bench.sh runs it)")
     ap.add_argument("--headline", type=int, metavar="BYTES",
                     help="print only the short table for files of BYTES")
     ap.add_argument("--iozone", type=int, metavar="BYTES",
@@ -367,7 +711,7 @@ def main(argv=None):
         return 2
     summary = summarize(rows)
     if a.headline:
-        print(headline(summary, a.headline))
+        print(headline(summary, a.headline, a.icount))
         return 0
     if a.iozone and a.counts:
         if not a.counts[1].isdigit():
@@ -386,27 +730,40 @@ def main(argv=None):
         print(iozone(summary, a.iozone))
         return 0
     os.makedirs(a.out, exist_ok=True)
-    made = plots(summary, a.out)
-    kernels = sorted({r.get("kernel", "?") for r in rows})
-    failed = [r for r in rows if not r.get("ok", True)]
-    md = [f"# {a.title}", "", f"Kernel: {', '.join(kernels)}; {len(rows)} runs.", "",
-          "Medians over repetitions in one boot; ratios are of medians.", ""]
-    sizes = sorted({k[1] for k in summary})
-    if sizes:
-        main_size = max(sizes, key=lambda n: sum(1 for k in summary if k[1] == n))
-        md += [f"## Headline ({size_str(main_size)})", "", headline(summary, main_size), ""]
-        io = iozone(summary, main_size)
-        if io:
-            md += [f"## IOzone-like set ({size_str(main_size)})", "", io, ""]
+    main_size = main_size_of(summary)
+    date = results_date(a.results)
+
+    def label(cases):
+        return run_label(rows, summary, cases, date, a.icount)
+    for name in PLOT_NAMES:
+        stale = os.path.join(a.out, name)
+        if os.path.exists(stale):
+            os.remove(stale)
+    made = plots(summary, main_size, a.out, label)
+    run = label(sorted_cases(summary, main_size))
+    bad = [r for r in rows if failed(r)]
+    md = [f"# {a.title}", ""] + summary_lines(summary, main_size, rows, a.icount) + [
+        "", f"Run: {run}; {len(rows)} runs.", "",
+        "Rates are MiB/s, or 4 KiB pages/s for fault modes (they touch one byte a page). "
+        "Ratios are per repetition (runs of one repetition ran back to back): median and "
+        "range. memcpy is matched by file size and block size.", ""]
+    md += [f"## Headline ({size_str(main_size)})", "", headline(summary, main_size, a.icount), ""]
+    io = iozone(summary, main_size)
+    if io:
+        md += [f"## IOzone-like set ({size_str(main_size)})", "", io, ""]
     md += ["## All runs", "", table(summary), ""]
-    if failed:
+    if bad:
         md += ["## Failed runs", ""] + [f"- {r['workload']} {r.get('mode', '')} on {r.get('dir')}: "
-                                        f"{r.get('error')}" for r in failed] + [""]
-    md += [f"![{os.path.basename(p)}]({os.path.basename(p)})" for p in made]
+                                        f"{r.get('error') or 'exit ' + str(r.get('rc'))}"
+                                        for r in bad] + [""]
+    if made:
+        md += ["## Plots", ""]
+        for p, caption in made:
+            md += [f"![{caption}]({os.path.basename(p)})", ""]
     with open(os.path.join(a.out, "report.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(md) + "\n")
     print(os.path.join(a.out, "report.md"))
-    for p in made:
+    for p, _ in made:
         print(p)
     return 0
 

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Unit test of report.py on a fixed sample: the tables it computes and
-its handling of bad input.  Prints TAP."""
+"""Unit test of report.py and gate.py: the tables they compute, the rules
+the figures follow (memcpy matched by block size, pages/s for touch-only
+fault modes, "met" only with the figures it needs, the gate's missing and
+failed cases), the plots they draw or leave out, and bad input.  Prints TAP."""
 import io
+import json
 import os
 import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gate  # noqa: E402
 import report  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "testdata", "sample.jsonl")
+MiB = 1 << 20
 results = []
 
 
@@ -23,6 +28,37 @@ def close(a, b):
     return a is not None and abs(a - b) < 1e-6
 
 
+def rec(workload="write", mode="write", cfg="ramfs-4K", size=64 * MiB, bs=MiB, seed=1,
+        wall=0.1, verify=0, deltas=None, **extra):
+    """One workload record as the harness prints it, for configuration cfg."""
+    fs, huge = {"ramfs-THP": ("ramfs", "always"), "ramfs-4K": ("ramfs", "never"),
+                "tmpfs-huge": ("tmpfs", "always"), "tmpfs-4K": ("tmpfs", "never"),
+                "memcpy": ("ramfs", "")}[cfg]
+    r = {"type": "workload", "workload": "memcpy" if cfg == "memcpy" else workload,
+         "mode": "memcpy" if cfg == "memcpy" else mode,
+         "params": {"size": size, "bs": bs, "seed": seed, "pattern": "seq", "verify": verify},
+         "kernel": "6.1.192-test", "fs": fs, "mount": "rw" + (f",huge={huge}" if huge else ""),
+         "knob": "always within_size advise [never]", "wall_s": wall, "bytes": size,
+         "deltas": deltas or {}, "ok": True, "error": ""}
+    r.update(extra)
+    return r
+
+
+def write_jsonl(path, recs):
+    with open(path, "w") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+    return path
+
+
+def quiet(fn, *args):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        rc = fn(*args)
+    return rc, out.getvalue(), err.getvalue()
+
+
+# --- the fixed sample --------------------------------------------------------
 rows = report.load([SAMPLE])
 check(len(rows) == 12, "loads the 12 workload records and skips other types")
 s = report.summarize(rows)
@@ -33,10 +69,8 @@ thp, k4 = s[case]["ramfs-THP"], s[case]["ramfs-4K"]
 check(close(thp["median"], 320.0) and close(thp["max"], 640.0) and thp["n"] == 3,
       "ramfs-THP median 320 MiB/s, max 640, n 3")
 check(close(k4["median"], 128.0) and close(k4["min"], 64 / 0.6), "ramfs-4K median 128 MiB/s")
-r = report.ratios(s, case)
-check(close(r["ramfs-THP"][0], 2.5), "ratio vs ramfs-4K is 2.5 for ramfs-THP")
-check(close(r["ramfs-4K"][0], 1.0), "ratio vs ramfs-4K is 1 for ramfs-4K itself")
-check(close(r["ramfs-THP"][1], 320 / 1280.0), "ratio vs memcpy uses memcpy's median (1280 MiB/s)")
+check(close(report.vs_memcpy(s, case, "ramfs-THP"), 320 / 1280.0),
+      "vs memcpy: ramfs-THP's median over memcpy's (1280 MiB/s, same size and bs)")
 check(s[case]["tmpfs-4K"]["failed"] == 1 and s[case]["tmpfs-4K"]["median"] is None,
       "a failed run is counted as failed, not averaged")
 check(close(thp["faults_gib"], 32 * 16) and close(k4["xa_gib"], 28800 * 16),
@@ -51,31 +85,167 @@ check("| syscall | initial write | write write (1M) | 3.00 (1.33-5.00) |" in ioz
       and "| 3.00 |" in ioz and "fault" not in ioz,
       "the IOzone table pairs by seed in both columns and leaves out absent cases")
 md = report.table(s)
-check("| write write | 64M | 1M | ramfs-THP | 3 | 320.0 |" in md and "(1 failed)" in md,
-      "the markdown table shows medians and failures")
+check("| write write | 64M | 1M | ramfs-THP | 3 | 320.0 |" in md and "(1 failed)" in md
+      and "| MiB/s | 3.00 |" in md, "the markdown table shows medians, units, per-rep ratios "
+      "and failures")
+# tmpfs-4K failed in every repetition: tmpfs's ratio does not exist.
+check(report.met(s, case, 1.5, ">= 1.5x, >= tmpfs's") == "n/a",
+      "met: a target against tmpfs's ratio with no tmpfs-4K result is n/a, not yes")
+check("| >= 1.5x, >= tmpfs's | n/a |" in report.headline(s, 64 << 20),
+      "the headline table shows that n/a")
 
+# --- memcpy matched by size and block size -----------------------------------
+mc = report.summarize([rec(cfg="ramfs-4K", bs=4096, wall=0.2),
+                       rec(cfg="memcpy", bs=4096, wall=0.1),
+                       rec(cfg="memcpy", bs=MiB, wall=0.02),
+                       rec(cfg="memcpy", bs=MiB, size=16 * MiB, wall=0.001),
+                       rec(cfg="ramfs-4K", bs=64 << 10, wall=0.2)])
+check(close(report.vs_memcpy(mc, ("write write", 64 * MiB, 4096), "ramfs-4K"), 0.5),
+      "vs memcpy: a 4K write is set against memcpy in 4K blocks of the same size, "
+      "not the median over all block sizes")
+check(report.vs_memcpy(mc, ("write write", 64 * MiB, 64 << 10), "ramfs-4K") is None,
+      "vs memcpy: no memcpy run of that block size gives no ratio")
+
+# --- touch-only fault modes in pages per second ------------------------------
+fw = report.summarize([rec("fault", "read", wall=0.5), rec(cfg="memcpy", wall=0.05),
+                       rec("fault", "write", verify=1, wall=0.5)])
+fr = fw[("fault read", 64 * MiB, MiB)]["ramfs-4K"]
+check(fr["unit"] == "pages/s" and close(fr["median"], 16384 / 0.5),
+      "a touch-only fault mode is rated in 4 KiB pages per second (bytes / 4096 / s)")
+check(report.vs_memcpy(fw, ("fault read", 64 * MiB, MiB), "ramfs-4K") is None,
+      "a touch-only fault mode is not set beside memcpy's bytes per second")
+check(fw[("fault write", 64 * MiB, MiB)]["ramfs-4K"]["unit"] == "MiB/s",
+      "fault write with --verify fills whole pages: MiB/s")
+
+# --- met: per-repetition ratios, missing figures, what icount cannot see -----
+def reps(name, mode, walls):
+    """walls: {cfg: [seconds of repetitions 1, 2, ...]}"""
+    return [rec(name, mode, cfg=cfg, seed=i + 1, wall=w)
+            for cfg, ws in walls.items() for i, w in enumerate(ws)]
+
+
+# Medians: THP 1.0 s, 4K 2.0 s -> 2.0x; but per repetition 1/1, 1/2, 3/3 -> 1.0x.
+m = report.summarize(reps("write", "write", {"ramfs-THP": [1, 1, 3], "ramfs-4K": [1, 2, 3],
+                                             "tmpfs-huge": [1, 1, 1],
+                                             "tmpfs-4K": [1, 1, 1]}))
+wc = ("write write", 64 * MiB, MiB)
+check(report.met(m, wc, 1.5, ">= 1.5x") == "no",
+      "met judges the per-repetition ratio (1.0x), not the ratio of medians (2.0x)")
+m2 = report.summarize(reps("write", "write", {"ramfs-THP": [1, 1], "ramfs-4K": [2, 2]}))
+check(report.met(m2, wc, 1.5, ">= 1.5x, >= tmpfs's") == "n/a"
+      and report.met(m2, wc, 1.5, ">= 1.5x") == "yes",
+      "met: a missing tmpfs figure makes a tmpfs target n/a; the plain target is yes")
+check(report.met(m2, wc, None, "") == "-", "met: no target, no verdict")
+tie = report.summarize(reps("fault", "random", {c: [1, 1] for c in report.COUNT_CONFIGS}))
+rc_ = ("fault random", 64 * MiB, MiB)
+check(report.met(tie, rc_, None, ">= tmpfs's", icount=True) == "n/a (icount)",
+      "met: under icount a tie on an access through an existing mapping is n/a (icount)")
+check(report.met(tie, rc_, None, ">= tmpfs's", icount=False) == "yes",
+      "met: the same tie in wall-clock time is judged")
+wtie = report.summarize(reps("write", "write", {c: [1, 1] for c in report.COUNT_CONFIGS}))
+check(report.met(wtie, wc, None, ">= tmpfs's", icount=True) == "yes",
+      "met: icount sees write(2); a tie there is judged")
+
+# --- the three summary lines --------------------------------------------------
+lines = report.summary_lines(m, 64 * MiB, [], icount=False)
+check(len(lines) == 3 and "in 0 of 1 workloads" in lines[0] and "1.00x" in lines[0]
+      and "Targets: 0 of 1 met" in lines[2],
+      "the summary is three lines computed from the run")
+
+# --- the gate ----------------------------------------------------------------
+def gate_run(d, stock, patched, *args):
+    return quiet(gate.main, [write_jsonl(os.path.join(d, "s.jsonl"), stock),
+                             write_jsonl(os.path.join(d, "p.jsonl"), patched)] + list(args))
+
+
+def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True):
+    """Two repetitions of two cases on ramfs-4K, as a results.jsonl."""
+    out, runs = [], [("write", "write", 0.10), ("read", "read", 0.05)]
+    total = 2 * len(runs)
+    for seed in (1, 2):
+        for name, mode, wall in runs:
+            if progress:
+                out.append({"type": "progress", "msg": f"{len(out) // 2 + 1}/{total}: wl-{name}"})
+            if name == drop:
+                continue
+            r = rec(name, mode, seed=seed, wall=wall * scale)
+            if name == fail and seed == 2:
+                r.update(ok=False, wall_s=0, bytes=0, rc=139, error="exit 139")
+            out.append(r)
+    return out + ([{"type": "end"}] if end else [])
+
+
+with tempfile.TemporaryDirectory() as d:
+    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02))
+    check(rc == 0 and "PASS: 2 of 2" in out, "gate: 2% slower passes the default 3% limit")
+    check("limit 3%" in out and "within 3% |" in out,
+          "gate: the header prints the default limit")
+    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02), "--limit", "0.01")
+    check(rc == 1 and "limit 1%" in out and "within 1% |" in out and "| NO |" in out,
+          "gate: --limit 0.01 is the limit printed and applied")
+    rc, out, _ = gate_run(d, icount_side(), icount_side(drop="read", progress=False))
+    check(rc == 1 and "missing on patched" in out, "gate: a case missing on one side fails")
+    rc, out, _ = gate_run(d, icount_side(fail="write"), icount_side())
+    check(rc == 1 and "1 failed on stock" in out and "0.100000 |" in out,
+          "gate: a failed run (ok false, rc 139) is dropped from the median and fails its case")
+    bad_case = icount_side()
+    bad_case.insert(2, {"type": "case", "case": "write", "dir": "/mnt/ramfs-4k", "rc": 1})
+    rc, out, _ = gate_run(d, icount_side(), bad_case)
+    check(rc == 1 and "1 failed on patched" in out,
+          "gate: a non-zero rc case line fails the run it follows")
+    rc, out, _ = gate_run(d, icount_side(), icount_side()[:5])
+    check(rc == 1 and "2 of 4 runs have a result" in out and "no end marker" in out,
+          "gate: a boot that stopped early fails, though each case has a result")
+    rc, _, err = quiet(gate.main, [os.path.join(d, "none.jsonl"), os.path.join(d, "s.jsonl")])
+    check(rc == 2 and err.startswith("gate.py: cannot read"), "gate: a missing file, exit 2")
+
+# --- plots: one per question, none empty or degenerate -----------------------
+def pngs(d):
+    return sorted(p for p in os.listdir(d) if p.endswith(".png"))
+
+
+full = reps("write", "write", {"ramfs-THP": [1, 1.1], "ramfs-4K": [2, 2.1],
+                               "tmpfs-huge": [1.5, 1.4], "tmpfs-4K": [2, 2]})
+full += [rec("write", "write", cfg=c, wall=0.1, deltas={"minflt": f, "radix_tree_node": x})
+         for c, f, x in (("ramfs-THP", 10, 576), ("ramfs-4K", 100, 9000),
+                         ("tmpfs-4K", 100, 0))]
+sweep = [rec("write", "write", cfg=c, size=z * MiB, wall=z / 1000 * k, seed=9)
+         for z in (16, 128) for c, k in (("ramfs-THP", 1), ("ramfs-4K", 2))]
+with tempfile.TemporaryDirectory() as d:
+    open(os.path.join(d, "throughput.png"), "w").close()
+    rc, _, _ = quiet(report.main, [write_jsonl(os.path.join(d, "r.jsonl"), full), "--out", d])
+    check(rc == 0 and pngs(d) == ["absolute.png", "counts.png", "speedup.png"],
+          "no size sweep: no size.png; an old plot of another name is removed")
+    text = open(os.path.join(d, "report.md")).read()
+    check(text.startswith("# ") and text.split("\n")[2].startswith("Huge folios on ramfs: faster")
+          and text.split("\n")[5] == "", "report.md opens with the three-line summary")
+    rc, _, _ = quiet(report.main, [write_jsonl(os.path.join(d, "r.jsonl"), full + sweep),
+                                   "--out", d])
+    check("size.png" in pngs(d), "with a size sweep, size.png is drawn")
+    no_thp = [r for r in full if report.config_of(r) in ("ramfs-4K", "tmpfs-4K")]
+    rc, _, _ = quiet(report.main, [write_jsonl(os.path.join(d, "r.jsonl"), no_thp), "--out", d])
+    check(rc == 0 and pngs(d) == ["counts.png"],
+          "no huge-page runs: no speed-up or absolute plot (nothing to compare)")
+    one = [rec("write", "write", cfg="ramfs-4K", deltas={"minflt": 5})]
+    rc, _, _ = quiet(report.main, [write_jsonl(os.path.join(d, "r.jsonl"), one), "--out", d])
+    check(rc == 0 and pngs(d) == [], "a single value is no plot: none is written")
+check(report.counts_data(report.summarize(one), 64 * MiB) == {},
+      "a counts panel needs two positive values")
+
+# --- bad input ---------------------------------------------------------------
 with tempfile.TemporaryDirectory() as d:
     bad = os.path.join(d, "bad.jsonl")
     with open(bad, "w") as f:
         f.write('{"type":"workload","workload":"write"}\n')
     for path, what in ((os.path.join(d, "missing.jsonl"), "missing file"),
                        (bad, "record without fields")):
-        err = io.StringIO()
-        with redirect_stderr(err):
-            rc = report.main([path, "--out", d])
-        check(rc == 2 and err.getvalue().startswith("report.py: ") and "Traceback" not in err.getvalue(),
+        rc, _, err = quiet(report.main, [path, "--out", d])
+        check(rc == 2 and err.startswith("report.py: ") and "Traceback" not in err,
               f"{what}: clear message, exit 2")
     with open(bad, "w") as f:
         f.write("{not json\n")
-    err = io.StringIO()
-    with redirect_stderr(err):
-        rc = report.main([bad, "--out", d])
-    check(rc == 2 and ":1: not JSON" in err.getvalue(), "malformed line: names the line, exit 2")
-    with redirect_stdout(io.StringIO()):
-        rc = report.main([SAMPLE, "--out", d])
-    pngs = [p for p in os.listdir(d) if p.endswith(".png")]
-    check(rc == 0 and os.path.exists(os.path.join(d, "report.md")) and len(pngs) >= 3,
-          f"writes report.md and {len(pngs)} plots")
+    rc, _, err = quiet(report.main, [bad, "--out", d])
+    check(rc == 2 and ":1: not JSON" in err, "malformed line: names the line, exit 2")
 
 print(f"1..{len(results)}")
 for i, (ok, name) in enumerate(results, 1):
