@@ -32,6 +32,9 @@ def read(path=PATH):
             row = {h: (None if c == "-" else c) for h, c in zip(header, cells)}
             if not row["case"]:
                 raise ValueError(f"{path}:{n}: no case")
+            wl = row["case"].split()[0]
+            if not os.path.exists(os.path.join(TOP, "workloads", wl + ".c")):
+                raise ValueError(f"{path}:{n}: no workload {wl} (workloads/{wl}.c)")
             for col in LISTS + ("target",):
                 v = row[col]
                 try:

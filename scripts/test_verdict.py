@@ -203,6 +203,7 @@ with tempfile.TemporaryDirectory() as d:
             ("a target that is no number", good.replace(first, first.replace("| -      |", "| x      |", 1)),
              "target 'x'"),
             ("a row short of a column", good + "write --bs 8K | 1\n", "2 columns"),
+            ("a case of no workload", good.replace(first, "wirte" + first[5:], 1), "no workload wirte"),
             ("a header without a column", good.replace(head, head.replace("| table ", "| tabel ")),
              "lacks column(s) table")):
         bad = os.path.join(d, "cases.txt")
