@@ -112,6 +112,8 @@ class Run:
             if m.get("series") != stamp:
                 raise DataError(f"{self.dir} is of thp-series {m.get('series')}, thp-series/ is "
                                 f"now {stamp}: {rerun}")
+            if m.get("tests"):
+                raise DataError(f"{self.dir} is a run of THP_TESTS={m['tests']} only: {rerun}")
             if kernels and kernels != {m.get("kernel", "").rstrip("+")}:
                 raise DataError(f"{self.dir}: results of {', '.join(sorted(kernels))}, meta.json "
                                 f"names {m.get('kernel')}: {rerun}")
@@ -120,11 +122,10 @@ class Run:
             return
         # Results saved before meta.json existed: the kernel release names
         # its image key, which must be the one today's tree and config give.
-        names = {tuple(k.split("-")[1:]) for k in kernels}
-        if len(names) != 1 or list(names)[0][:1] not in (("patched",), ("stock",)) \
-                or len(list(names)[0]) != 2:
+        parts = {tuple(k.split("-")[1:]) for k in kernels}      # 6.1.192-patched-KEY
+        variant, got = parts.pop() if len(parts) == 1 and len(min(parts)) == 2 else ("", "")
+        if variant not in ("patched", "stock"):
             raise DataError(f"{meta_path} missing: {rerun}")
-        variant, got = names.pop()
         key = image_key(variant)
         if key is None:
             raise DataError(f"{meta_path} missing, and the kernel tree does not hold today's "
@@ -132,13 +133,15 @@ class Run:
         if key != got:
             raise DataError(f"{self.dir}: kernel image {variant}-{got}, today's tree and config "
                             f"give {variant}-{key}: {rerun}")
-        mtime = datetime.datetime.utcfromtimestamp(os.path.getmtime(self.path)).isoformat()
+        mtime = datetime.datetime.fromtimestamp(os.path.getmtime(self.path),
+                                                datetime.timezone.utc).isoformat()
         self.label = (f"Linux {self.rows[0].get('kernel')} (no meta.json: the image key of "
                       f"today's tree and config), {when(mtime)} (file time)")
 
 
-def main_size(summary):
-    sizes = [k[1] for k in summary]
+def main_size(cases):
+    """The file size most cases ran at (the others are make bench's sweep)."""
+    sizes = [k[1] for k in cases]
     return max(set(sizes), key=sizes.count)
 
 
@@ -169,7 +172,7 @@ def gate_region(stock, patched):
             if r.get("ok", True):   # a failed run has no time to compare
                 times.setdefault((report.case_of(r), report.config_of(r)), []).append(r["wall_s"])
         med[name] = {k: statistics.median(v) for k, v in times.items()}
-    size = main_size({case: 0 for case, _ in med["patched"]})
+    size = main_size([case for case, _ in med["patched"]])
 
     def ratio(case, cfg):
         s, p = med["stock"].get((case, cfg)), med["patched"].get((case, cfg))

@@ -146,6 +146,14 @@ try:
           "results of another kernel than meta.json names fail", err)
     save(out, "bench-counts", meta)
 
+    with open(os.path.join(out, "test-patched", "meta.json"), "w") as f:
+        json.dump(dict(meta, kernel="", tests="stress"), f)
+    rc, err = run(doc, "--out", out)
+    check(rc == 1 and "test-patched is a run of THP_TESTS=stress only: rerun make test" in err,
+          "a test run of some suites only (make stress, profile) is no make test", err)
+    with open(os.path.join(out, "test-patched", "meta.json"), "w") as f:
+        json.dump(dict(meta, kernel=""), f)
+
     # Missing data.
     shutil.rmtree(os.path.join(out, "bench"))
     rc, err = run(doc, "--out", out)

@@ -77,7 +77,8 @@ series_stamp() {
 # write_meta DIR SUITE IMAGE: DIR/meta.json, what a run is a measurement
 # of: the project commit, the series stamp the tree had applied ("modified"
 # when the tree holds changes that thp-series/ lacks, "unknown" for a
-# THP_IMAGE), the kernel release and the date.  make tables
+# THP_IMAGE), the kernel release, the date and THP_TESTS (a run of some
+# suites only, as make stress and profile are, is no make test).  make tables
 # (analysis/tables.py) refuses data whose series is not today's.
 write_meta() {
 	local dir=$1 suite=$2 image=$3 commit series
@@ -90,7 +91,7 @@ write_meta() {
 		series=modified
 	fi
 	[ -z "${THP_IMAGE:-}" ] || series=unknown
-	printf '{"suite":"%s","kernel":"%s","image":"%s","series":"%s","commit":"%s","date":"%s"}\n' \
+	printf '{"suite":"%s","kernel":"%s","image":"%s","series":"%s","commit":"%s","date":"%s","tests":"%s"}\n' \
 		"$suite" "$(cat "${image%.bzImage}.release" 2>/dev/null || true)" "$(basename "$image")" \
-		"$series" "$commit" "$(date -u +%FT%TZ)" >"$dir/meta.json"
+		"$series" "$commit" "$(date -u +%FT%TZ)" "${THP_TESTS:-}" >"$dir/meta.json"
 }
