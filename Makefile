@@ -128,6 +128,12 @@ profile: kernel initramfs
 		$(if $(WL),thp.profile=$(subst $(space),$(comma),$(WL))) >/dev/null || true
 	@grep '^# ' $(OUT)/test-$(VARIANT)/console.log | grep -v '^# Totals'
 
+## tables       rewrite README.md's and cover.txt's result tables from out/ (bench,
+##              bench-counts, icount-*, test-patched); fails on missing or stale data
+.PHONY: tables
+tables:
+	@$(PY) analysis/tables.py --out $(OUT) README.md thp-series/cover.txt
+
 ## export       regenerate thp-series/*.patch and series from the tree's commits
 export:
 	@$(S)/export.sh

@@ -13,8 +13,13 @@ import argparse
 import datetime
 import json
 import os
+import re
 import statistics
 import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import registry  # noqa: E402
 
 CONFIGS = ["ramfs-THP", "ramfs-4K", "tmpfs-huge", "tmpfs-4K", "memcpy"]
 PAGE = 4096
@@ -251,22 +256,41 @@ def table(summary):
     return "\n".join(lines)
 
 
+def size_bytes(text):
+    """4K, 64M, 1G or a plain number: bytes (as the workloads read --bs)."""
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    return int(text[:-1] if mult > 1 else text) * mult
+
+
+def case_key(args):
+    """(case name, bs) under which summarize() groups the runs of a registry
+    case (guest/cases.txt): the record wl-ARGS would print, named by
+    case_of().  The mode defaults to the first of the workload's .modes."""
+    words = args.split()
+    opt = {"--bs": "1M", "--pattern": "seq", "--madvise": "none"}
+    for i, w in enumerate(words[1:], 1):
+        if w.startswith("--"):
+            has_value = i + 1 < len(words) and not words[i + 1].startswith("--")
+            opt[w] = words[i + 1] if has_value else True
+    if "--mode" not in opt:
+        with open(os.path.join(TOP, "workloads", words[0] + ".c"), encoding="utf-8") as f:
+            opt["--mode"] = re.search(r'\.modes\s*=\s*"([^"\s]+)', f.read()).group(1)
+    bs = size_bytes(opt["--bs"])
+    r = {"workload": words[0], "mode": opt["--mode"],
+         "params": {"pattern": opt["--pattern"], "madvise": opt["--madvise"],
+                    "private": "--private" in opt, "size": 0, "bs": bs}}
+    return case_of(r)[0], bs
+
+
+# The targets and the IOzone mapping live in the case registry,
+# guest/cases.txt, beside the lists that run the cases.
+try:
+    CASES = registry.read()
+except (OSError, ValueError) as e:
+    sys.exit(f"report.py: case registry: {e}")
 # (case name, bs, target ratio ramfs-THP / ramfs-4K or None, what the target is)
-HEADLINE = [
-    ("write write", 1 << 20, 1.5, ">= 1.5x, >= tmpfs's"),
-    ("write write", 64 << 10, None, ""),
-    ("write write", 4 << 10, None, ""),
-    ("write pwrite random", 4 << 10, None, ""),
-    ("rewrite rewrite", 1 << 20, None, ""),
-    ("read read", 1 << 20, 1.1, ">= 1.1x, >= tmpfs's"),
-    ("read read random", 4 << 10, None, ""),
-    ("read hole", 1 << 20, None, ""),
-    ("fault write", 1 << 20, 3.0, ">= 3x"),
-    ("fault read", 1 << 20, None, ""),
-    ("fault random", 1 << 20, None, ">= tmpfs's"),
-    ("fault write private", 1 << 20, None, ""),
-    ("truncate unlink", 1 << 20, 30.0, ">= 30x"),
-]
+HEADLINE = [case_key(r["case"]) + (r["target"], r["goal"] or "")
+            for r in registry.ordered(CASES, "table")]
 
 
 def met(summary, case, target, what, icount=False):
@@ -324,19 +348,8 @@ def headline(summary, size, icount=False):
 
 # IOzone's tests as the 2013 posts ran them (v4: mmap mode), and our case for
 # each.  ramfs has no cold read: read and re-read are the same cached read.
-IOZONE = [
-    ("syscall", "initial write", ("write write", 1 << 20), None),
-    ("syscall", "rewrite", ("rewrite rewrite", 1 << 20), None),
-    ("syscall", "read / re-read", ("read read", 1 << 20), None),
-    ("syscall", "random read", ("read read random", 4 << 10), None),
-    ("syscall", "random write", ("write pwrite random", 4 << 10), None),
-    ("mmap", "initial write", ("fault write", 1 << 20), "1.53-1.59x"),
-    ("mmap", "rewrite", ("fault rewrite", 1 << 20), None),
-    ("mmap", "read", ("fault read", 1 << 20), None),
-    ("mmap", "re-read", ("fault reread", 1 << 20), None),
-    ("mmap", "random read", ("fault random", 1 << 20), "up to 2.07x"),
-    ("mmap", "random write", ("fault randwrite", 1 << 20), "2.42x"),
-]
+IOZONE = [tuple(r["as"].split(": ", 1)) + (case_key(r["case"]), r["2013"])
+          for r in registry.ordered(CASES, "iozone")]
 
 
 def iozone(summary, size):

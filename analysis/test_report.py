@@ -84,6 +84,17 @@ ioz = report.iozone_both(s, 64 << 20, s, 64 << 20)
 check("| syscall | initial write | write write (1M) | 3.00 (1.33-5.00) |" in ioz
       and "| 3.00 |" in ioz and "fault" not in ioz,
       "the IOzone table pairs by seed in both columns and leaves out absent cases")
+# The registry's cases under the names summarize() gives their runs.
+check(report.case_key("write") == ("write write", 1 << 20)
+      and report.case_key("fault --mode write --private --bs 4K") == ("fault write private", 4096)
+      and report.case_key("read --pattern random --bs 64K") == ("read read random", 65536)
+      and report.case_key("truncate") == ("truncate shrink", 1 << 20),
+      "case_key: a registry case named as its records are (default mode from workloads/*.c)")
+table_rows = report.registry.ordered(report.CASES, "table")
+check([h[2] for h in report.HEADLINE] == [r["target"] for r in table_rows]
+      and len(report.IOZONE) == len(report.registry.ordered(report.CASES, "iozone"))
+      and all(len(io) == 4 and io[0] in ("syscall", "mmap") for io in report.IOZONE),
+      f"guest/cases.txt gives the headline ({len(report.HEADLINE)} rows, targets) and IOzone tables")
 md = report.table(s)
 check("| write write | 64M | 1M | ramfs-THP | 3 | 320.0 |" in md and "(1 failed)" in md
       and "| MiB/s | 3.00 |" in md, "the markdown table shows medians, units, per-rep ratios "

@@ -84,3 +84,15 @@ run_one() {
 	rm -f $fifo
 	echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":$lim_rc,\"timeout\":$lim_timeout,\"secs\":$secs,\"limit\":$THP_TEST_TIMEOUT}"
 }
+
+# case_list LIST: the cases of LIST (a column of guest/cases.txt: test, run,
+# bench, icount), one a line, in that column's order.  Prints nothing for
+# an unknown column or a missing file: the caller fails on no cases.
+THP_CASES=${THP_CASES:-/guest/cases.txt}
+case_list() {
+	awk -F'|' -v col="$1" '
+		/^#/ || !NF { next }
+		{ for (i = 1; i <= NF; i++) gsub(/^[ \t]+|[ \t]+$/, "", $i) }
+		!c { for (i = 1; i <= NF; i++) if ($i == col) c = i; if (!c) exit; next }
+		$c != "-" { print $c "|" $1 }' "$THP_CASES" 2>/dev/null | sort -n | cut -d'|' -f2
+}

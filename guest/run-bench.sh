@@ -15,12 +15,12 @@ configs=$(for c in $configs; do printf '/mnt/%s ' "$c"; done)
 case "${suite:-run}" in
 run)
 	reps=${reps:-3}
-	cases="write|read|read --pattern random --bs 4K|rewrite|fault --mode write|fault --mode read|fault --mode random|truncate --mode unlink"
+	cases=$(case_list run)
 	sweep=""
 	;;
 icount)
 	reps=${reps:-2}
-	cases="write --bs 4K|write|read|fault --mode write|truncate --mode unlink"
+	cases=$(case_list icount)
 	sweep=""
 	;;
 *)
@@ -28,13 +28,15 @@ icount)
 	# time is instructions and two repetitions agree.
 	reps=${reps:-5}
 	[ "$suite" = counts ] && reps=2
-	cases="write --bs 4K|write --bs 64K|write|read --bs 4K|read --bs 64K|read|read --pattern random --bs 4K|write --mode pwrite --pattern random --bs 4K|rewrite|rewrite --bs 4K|fault --mode write|fault --mode read|fault --mode random|fault --mode reread|fault --mode rewrite|fault --mode randwrite|fault --mode write --private|truncate --mode unlink|truncate --mode shrink|read --mode hole"
+	cases=$(case_list bench)
 	sweep="16 128 1024"
 	[ "$suite" = counts ] && sweep=""
 	;;
 esac
 
-n_cases=$(echo "$cases" | tr '|' '\n' | wc -l)
+# The cases of each suite are a column of guest/cases.txt, one a line.
+[ -n "$cases" ] || { echo "run-bench.sh: no cases for suite ${suite:-run} in $THP_CASES" >&2; exit 1; }
+n_cases=$(echo "$cases" | wc -l)
 n_configs=$(echo $configs | wc -w)
 total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs))
 i=0
@@ -87,7 +89,7 @@ bytes() {
 r=0
 while [ $r -lt "$reps" ]; do
 	r=$((r + 1))
-	echo "$cases" | tr '|' '\n' | while read -r c; do
+	echo "$cases" | while read -r c; do
 		if [ -n "$only" ] && ! echo " $only " | grep -q " ${c%% *} "; then
 			continue
 		fi

@@ -2,33 +2,13 @@
 # Every workload in a small verify mode on each filesystem/policy, then each
 # once more with --corrupt on ramfs.  Each run prints its own JSON object and
 # then one {"type":"case",...} line with its exit status; the host
-# (scripts/verdict.py) builds the expected cases from the lists below (keep
-# them one per line, between the quotes) and judges every case: a run that
-# crashes, exits non-zero or hangs fails by name.
+# (scripts/verdict.py) builds the expected cases from the "test" column of
+# guest/cases.txt and dirs= and corrupt_dir= below (keep each on one line),
+# and judges every case: a run that crashes, exits non-zero or hangs fails
+# by name.
 . /guest/lib.sh
 size=${THP_SIZE_MB:-16}M
-cases='
-write
-write --mode pwrite --pattern random --bs 64K
-write --mode append --bs 4K
-read
-read --mode hole
-read --pattern random --bs 4K
-rewrite --passes 2
-truncate
-truncate --mode punch
-fault --mode write
-fault --mode read
-fault --mode write --private
-fault --mode random
-fault --mode reread
-fault --mode rewrite
-fault --mode randwrite --private
-fault --mode write --madvise huge
-fault --mode write --madvise nohuge
-mixed --threads 4 --bs 64K
-memcpy
-'
+cases=$(case_list test)
 dirs="/mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge /mnt/tmpfs"
 corrupt_dir=/mnt/ramfs
 
@@ -41,6 +21,7 @@ one() {
 	echo "{\"type\":\"case\",\"case\":\"$(jstr "$w")\",\"dir\":\"$d\",\"corrupt\":$c,\"rc\":$lim_rc,\"timeout\":$lim_timeout}"
 }
 
+[ -n "$cases" ] || { echo "workloads.sh: no \"test\" cases in $THP_CASES" >&2; exit 1; }
 echo "$cases" | grep -v '^$' >/tmp/workloads.cases
 for dir in $dirs; do
 	[ "$dir" = /mnt/ramfs ] && echo always >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null

@@ -8,6 +8,7 @@ suite=$1 dir=$2 variant=${3:-patched}
 shift 3 || true
 image=${THP_IMAGE:-$("$TOP/scripts/kernel.sh" "$variant")}
 mkdir -p "$dir"
+write_meta "$dir" "$suite" "$image"
 note "$suite suite on $variant ($(basename "$image")), results in $dir"
 rc=0
 # SLUB debugging on radix_tree_node alone (sanity checks) keeps no per-CPU

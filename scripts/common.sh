@@ -65,3 +65,33 @@ config_verify() {
 source_tarball() {
 	ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1
 }
+
+# series_stamp: what thp-series/ is (the series file and every patch it
+# names, hashed); tree.sh records the stamp it applied as thp.applied.
+series_stamp() {
+	(cat "$SERIES_DIR/series" 2>/dev/null; for p in $(series_patches); do
+		[ -f "$SERIES_DIR/$p" ] || die "thp-series/series names $p, which does not exist"
+		cat "$SERIES_DIR/$p"; done) | sha256sum | cut -c1-16
+}
+
+# write_meta DIR SUITE IMAGE: DIR/meta.json, what a run is a measurement
+# of: the project commit, the series stamp the tree had applied ("modified"
+# when the tree holds changes that thp-series/ lacks, "unknown" for a
+# THP_IMAGE), the kernel release, the date and THP_TESTS (a run of some
+# suites only, as make stress and profile are, is no make test).  make tables
+# (analysis/tables.py) refuses data whose series is not today's.
+write_meta() {
+	local dir=$1 suite=$2 image=$3 commit series
+	commit=$(git -C "$TOP" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+	[ -z "$(GIT_OPTIONAL_LOCKS=0 git -C "$TOP" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
+		commit=$commit-dirty
+	series=$(git -C "$SRC" config thp.applied 2>/dev/null || echo none)
+	if [ "$(git -C "$SRC" rev-parse HEAD 2>/dev/null)" != "$(git -C "$SRC" config thp.head 2>/dev/null)" ] ||
+	   [ -n "$(GIT_OPTIONAL_LOCKS=0 git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		series=modified
+	fi
+	[ -z "${THP_IMAGE:-}" ] || series=unknown
+	printf '{"suite":"%s","kernel":"%s","image":"%s","series":"%s","commit":"%s","date":"%s","tests":"%s"}\n' \
+		"$suite" "$(cat "${image%.bzImage}.release" 2>/dev/null || true)" "$(basename "$image")" \
+		"$series" "$commit" "$(date -u +%FT%TZ)" "${THP_TESTS:-}" >"$dir/meta.json"
+}

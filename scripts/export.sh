@@ -18,6 +18,8 @@ if [ -f "$cover" ]; then
 import sys
 path, subject, cover = sys.argv[1:]
 body = open(cover).read().split("\n", 1)[1].lstrip("\n")
+# make tables' region markers are for the project, not for the list.
+body = "".join(l for l in body.splitlines(True) if not l.startswith("<!-- tables:"))
 s = open(path).read()
 s = s.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", body.rstrip())
 open(path, "w").write(s)
@@ -28,7 +30,7 @@ cp "$tmp"/*.patch "$SERIES_DIR/"
 rm -rf "$tmp"
 (echo "# quilt series: applied in order by scripts/tree.sh (git am) or quilt push -a"
  cd "$SERIES_DIR" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$SERIES_DIR/series"
-stamp=$( (cat "$SERIES_DIR/series"; for p in $(series_patches); do cat "$SERIES_DIR/$p"; done) | sha256sum | cut -c1-16)
+stamp=$(series_stamp)
 git config thp.applied "$stamp"
 git config thp.head "$(git rev-parse HEAD)"
 note "exported $n patches to thp-series/"

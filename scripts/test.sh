@@ -15,12 +15,13 @@ mkdir -p "$dir"
 host=$dir/host.jsonl
 : >"$host"
 rm -f "$dir/summary.json"
+write_meta "$dir" "test-$variant" "$image"
 
 # Host-side suites that need no guest: the unit tests of the analysis and
 # of the verdict code.  Each runs as a suite (verdict.py host-run): a failure
 # or a crash is counted in the total, it does not stop the boot.
 host_suites=()
-for t in analysis:analysis/test_report.py verdict:scripts/test_verdict.py; do
+for t in analysis:analysis/test_report.py tables:analysis/test_tables.py verdict:scripts/test_verdict.py; do
 	suite=${t%%:*} t=${t#*:}
 	host_suites+=(--host-suite "$suite")
 	"$PY" "$TOP/scripts/verdict.py" host-run "$suite" --timeout 300 -- "$PY" "$TOP/$t" >>"$host" ||

@@ -15,6 +15,7 @@ from contextlib import redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import registry  # noqa: E402
 import summarize  # noqa: E402
 import verdict  # noqa: E402
 
@@ -22,6 +23,7 @@ DATA = os.path.join(HERE, "testdata", "verdict")
 TOP = os.path.dirname(HERE)
 results = []
 verdict.CASE_SCRIPTS = {"workloads": os.path.join(DATA, "workloads.sh")}
+verdict.CASES = os.path.join(DATA, "cases.txt")
 
 
 def check(cond, name, detail=""):
@@ -146,6 +148,19 @@ for parts, kw, words, name in cases:
     ok = rc == 1 and failed(out, *words) and last(out).endswith("skipped") and " 0 failed" not in last(out)
     check(ok, name, "\n".join(l for l in out if l.startswith("not ok")) or last(out))
 
+# A case the registry lists and the results lack fails by name.
+verdict.CASES = os.path.join(DATA, "cases-more.txt")
+rc, out = boot(GOOD)
+verdict.CASES = os.path.join(DATA, "cases.txt")
+check(rc == 1 and failed(out, "workloads: wl-truncate --mode unlink on /mnt/tmpfs", "no result")
+      and failed(out, "--corrupt caught: wl-truncate --mode unlink on /mnt/ramfs", "no result"),
+      "a registry case missing from the results fails by name, on every dir and --corrupt")
+verdict.CASES = os.path.join(DATA, "nope.txt")
+rc, out = boot(GOOD)
+verdict.CASES = os.path.join(DATA, "cases.txt")
+check(rc == 1 and failed(out, "host: read the case list of workloads", "nope.txt"),
+      "a missing registry fails the boot by name")
+
 # Skips stay legal where the feature may be absent (no --require).
 rc, out = boot(["knob-skip.jsonl", "workloads-good.jsonl"], require=False)
 check(rc == 0 and last(out) == "13 passed, 0 failed, 1 skipped",
@@ -165,9 +180,41 @@ check(len(names) == len(set(names)) and "knob" in exp and "stress" not in exp an
       f"guest/tests.list: {len(exp)} suites by default, name! ones left out")
 exp, unk = verdict.expected_suites(tests, "stress,knob")
 check(exp == ["knob", "stress"] and not unk, "THP_TESTS picks names in list order, name! included")
-wcases = verdict.read_case_lists(os.path.join(TOP, "guest", "workloads.sh"))
+wcases = verdict.read_case_lists(os.path.join(TOP, "guest", "workloads.sh"), registry.PATH)
 check(len(wcases) >= 20 and len(set(wcases)) == len(wcases) and any(c[2] for c in wcases),
-      f"guest/workloads.sh: {len(wcases)} expected cases (with --corrupt)")
+      f"guest/workloads.sh with guest/cases.txt: {len(wcases)} expected cases (with --corrupt)")
+
+# The registry: the real one parses, each list in its order; a bad one
+# fails with its line.
+reg = registry.read()
+lists = {col: [r["case"] for r in registry.ordered(reg, col)] for col in registry.LISTS}
+check(lists["test"][:2] == ["write", "write --mode pwrite --pattern random --bs 64K"]
+      and lists["icount"][0] == "write --bs 4K" and len(lists["bench"]) >= 20,
+      f"guest/cases.txt: {len(reg)} cases, each list in its own order")
+check(all(c in lists["bench"] for c in lists["table"] + lists["iozone"]),
+      "every case of the headline and IOzone tables runs in make bench")
+with tempfile.TemporaryDirectory() as d:
+    good = open(registry.PATH).read()
+    head, first = [l for l in good.splitlines() if l and not l.startswith("#")][:2]
+    for name, text, words in (
+            ("a case listed twice", good + first + "\n", "listed twice"),
+            ("a position out of sequence", good.replace(first, first.replace("| 1 ", "| 9 ", 1)),
+             "not the positions"),
+            ("a target that is no number", good.replace(first, first.replace("| -      |", "| x      |", 1)),
+             "target 'x'"),
+            ("a row short of a column", good + "write --bs 8K | 1\n", "2 columns"),
+            ("a case of no workload", good.replace(first, "wirte" + first[5:], 1), "no workload wirte"),
+            ("a header without a column", good.replace(head, head.replace("| table ", "| tabel ")),
+             "lacks column(s) table")):
+        bad = os.path.join(d, "cases.txt")
+        with open(bad, "w") as f:
+            f.write(text)
+        try:
+            registry.read(bad)
+            msg = ""
+        except ValueError as e:
+            msg = str(e)
+        check(words in msg and msg.startswith(bad), f"registry: {name} fails with its place", msg)
 
 # TAP details.
 t = verdict.parse_tap(["1..2", "ok 1 - a # SKIP why", "not ok 2 b # TODO later", "okay"])
@@ -222,7 +269,7 @@ def busybox_run(script, limit):
         os.mkdir(bindir)
         for a in subprocess.run([bb, "--list"], capture_output=True, text=True).stdout.split():
             os.symlink(bb, os.path.join(bindir, a))
-        env = {"PATH": bindir, "THP_CONSOLE": os.path.join(tmp, "console"),
+        env = {"PATH": bindir, "THP_CONSOLE": os.path.join(tmp, "console"), "THP_CASES": registry.PATH,
                "THP_TEST_TIMEOUT": str(limit), "TMPDIR": tmp}
         src = f". {TOP}/guest/lib.sh\n" + script
         p = subprocess.run([os.path.join(bindir, "sh"), "-c", src], env=env, timeout=60,
@@ -246,6 +293,17 @@ else:
           "guest/lib.sh run_one: forwards each line escaped, and a crash's status (139)",
           json.dumps(rows)[:300])
     left = [r["n"] for r in rows if r.get("type") == "left"]
+    # The guest's reader of the registry gives the host's lists, in order.
+    got = {}
+    for r in busybox_run(r"""
+for col in test run bench icount nope; do
+	case_list $col | while read -r c; do echo "{\"col\":\"$col\",\"case\":\"$c\"}"; done
+done
+""", 1):
+        got.setdefault(r["col"], []).append(r["case"])
+    check(all(got.get(c) == lists[c] for c in ("test", "run", "bench", "icount")) and "nope" not in got,
+          "guest/lib.sh case_list: each list of guest/cases.txt in the host's order, none for an "
+          "unknown column", json.dumps(got)[:300])
     check(ex.get("hang", {}).get("timeout") == 1 and left == [0],
           "guest/lib.sh run_one: a hung program and its children are killed at the limit",
           json.dumps([ex.get("hang"), left]))

@@ -30,9 +30,7 @@ cd "$SRC"
 [ -d "$STOCK" ] || git worktree add -q --detach "$STOCK" base
 
 # What the series is: the series file plus every patch it names.
-stamp=$( (cat "$SERIES_DIR/series" 2>/dev/null; for p in $(series_patches); do
-	[ -f "$SERIES_DIR/$p" ] || die "thp-series/series names $p, which does not exist"
-	cat "$SERIES_DIR/$p"; done) | sha256sum | cut -c1-16)
+stamp=$(series_stamp)
 applied=$(git config thp.applied || true)
 if [ "$stamp" = "$applied" ] && [ "$(git rev-parse HEAD)" = "$(git config thp.head)" ]; then
 	exit 0

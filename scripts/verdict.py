@@ -4,9 +4,9 @@
 The guest forwards what each program printed ({"type":"out"} lines) and how
 it ended ({"type":"exit"}: status, killed by its time limit); it judges
 nothing.  Here the expected suites come from guest/tests.list (and the
-expected workload cases from guest/workloads.sh), TAP is parsed in full
-(plan, numbering, directives, "Bail out!") and every way a suite can go
-wrong is a failing result carrying its name:
+expected workload cases from guest/cases.txt and guest/workloads.sh), TAP
+is parsed in full (plan, numbering, directives, "Bail out!") and every way
+a suite can go wrong is a failing result carrying its name:
 
 - an expected suite or case with no result at all;
 - a non-zero exit status or a kill by the time limit, whatever was printed;
@@ -27,11 +27,15 @@ import signal
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import registry  # noqa: E402
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS_LIST = os.path.join(TOP, "guest", "tests.list")
-# Suites that print {"type":"case"} lines, and the script whose case lists
-# say which cases must appear.
+# Suites that print {"type":"case"} lines, and the script whose dirs= and
+# corrupt_dir= say where its cases (the "test" column of guest/cases.txt) run.
 CASE_SCRIPTS = {"workloads": os.path.join(TOP, "guest", "workloads.sh")}
+CASES = registry.PATH
 
 # vmstat_refresh: a counter went negative (an uncount without a count);
 # /proc/vmstat shows it as 0, so only the kernel's own warning tells.
@@ -67,17 +71,18 @@ def expected_suites(tests, selected):
     return [n for n, _ in tests if n in sel], [s for s in sel if s not in known]
 
 
-def read_case_lists(path):
-    """Expected (dir, case, corrupt) of workloads.sh: its cases='...' block
-    (one case a line), dirs="..." and corrupt_dir=..."""
+def read_case_lists(path, cases_path=None):
+    """Expected (dir, case, corrupt) of workloads.sh: the "test" cases of
+    the registry on each of its dirs="...", then on corrupt_dir=..."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    m = re.search(r"^cases='([^']*)'", text, re.M)
     d = re.search(r'^dirs="([^"]*)"', text, re.M)
     c = re.search(r"^corrupt_dir=(\S+)", text, re.M)
-    if not (m and d and c):
-        raise ValueError(f"{path}: no cases='...', dirs=\"...\" or corrupt_dir=")
-    cases = [l.strip() for l in m.group(1).splitlines() if l.strip()]
+    if not (d and c):
+        raise ValueError(f"{path}: no dirs=\"...\" or corrupt_dir=")
+    cases = [r["case"] for r in registry.ordered(registry.read(cases_path or CASES), "test")]
+    if not cases:
+        raise ValueError(f"{cases_path or CASES}: no case in column test")
     out = [(dr, w, 0) for dr in d.group(1).split() for w in cases]
     return out + [(c.group(1), w, 1) for w in cases]
 

@@ -1,8 +1,4 @@
 #!/bin/sh
-# fixture: the case lists as guest/workloads.sh spells them
-cases='
-write
-read --pattern random --bs 4K
-'
+# fixture: where guest/workloads.sh runs its cases (the cases: cases.txt)
 dirs="/mnt/ramfs /mnt/tmpfs"
 corrupt_dir=/mnt/ramfs

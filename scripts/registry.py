@@ -1,0 +1,60 @@
+"""The case registry, guest/cases.txt, for the host's Python: one row per
+workload case, columns separated by "|", "-" for empty (the guest reads
+the same file with case_list() in guest/lib.sh).
+
+read() checks the file as a whole, so that a typo fails here with its
+line number rather than as a case that silently never runs."""
+import os
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATH = os.path.join(TOP, "guest", "cases.txt")
+# Columns that order a list: each holds a position (1, 2, ...) or "-".
+LISTS = ("test", "run", "bench", "icount", "table", "iozone")
+COLUMNS = ("case",) + LISTS + ("target", "goal", "as", "2013")
+
+
+def read(path=PATH):
+    """[{column: value or None}] in file order; ValueError names the line."""
+    rows, header = [], None
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            cells = [c.strip() for c in line.split("|")]
+            if header is None:
+                header = cells
+                missing = [c for c in COLUMNS if c not in header]
+                if missing:
+                    raise ValueError(f"{path}:{n}: header lacks column(s) {', '.join(missing)}")
+                continue
+            if len(cells) != len(header):
+                raise ValueError(f"{path}:{n}: {len(cells)} columns, the header has {len(header)}")
+            row = {h: (None if c == "-" else c) for h, c in zip(header, cells)}
+            if not row["case"]:
+                raise ValueError(f"{path}:{n}: no case")
+            wl = row["case"].split()[0]
+            if not os.path.exists(os.path.join(TOP, "workloads", wl + ".c")):
+                raise ValueError(f"{path}:{n}: no workload {wl} (workloads/{wl}.c)")
+            for col in LISTS + ("target",):
+                v = row[col]
+                try:
+                    row[col] = None if v is None else (float(v) if col == "target" else int(v))
+                except ValueError:
+                    raise ValueError(f"{path}:{n}: {col} '{v}' is not a number")
+            rows.append(row)
+    if header is None:
+        raise ValueError(f"{path}: no header line")
+    cases = [r["case"] for r in rows]
+    dup = sorted({c for c in cases if cases.count(c) > 1})
+    if dup:
+        raise ValueError(f"{path}: case(s) listed twice: {', '.join(dup)}")
+    for col in LISTS:
+        pos = [r[col] for r in rows if r[col] is not None]
+        if sorted(pos) != list(range(1, len(pos) + 1)):
+            raise ValueError(f"{path}: column {col} is not the positions 1..{len(pos)}: {sorted(pos)}")
+    return rows
+
+
+def ordered(rows, col):
+    """The rows in list col, in its order."""
+    return sorted((r for r in rows if r[col] is not None), key=lambda r: r[col])
