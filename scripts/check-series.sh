@@ -21,7 +21,7 @@ wt=$CACHE/linux-bisect
 read -r -a arches <<<"${THP_CHECK_ARCHES-x86_64 i386-highmem}"
 log=$(mktemp /tmp/check-series.XXXXXX)
 msg=$(mktemp /tmp/check-series-msg.XXXXXX)
-trap 'rm -f "$log" "$log.cfg" "$msg"' EXIT
+trap 'rm -f "$log" "$log.cfg" "$log.err" "$msg"' EXIT
 
 for c in "${arches[@]}"; do
 	case $c in x86_64|i386-highmem) ;; *) die "unknown configuration '$c' (x86_64, i386-highmem)" ;; esac
@@ -99,6 +99,16 @@ checkpatch() {
 	local p=$1 line level type text word bad=() ok=()
 	# The message without its trailers (Signed-off-by: names are not reasons).
 	git log -1 --format=%B | sed -E '/^[A-Za-z-]+-by: /d' >"$msg"
+	# checkpatch exits 0 (clean) or 1 (findings) and always ends with its
+	# "total:" line: anything else (a crash, a missing module) is no pass.
+	local rc=0
+	scripts/checkpatch.pl --strict --show-types -q "$SERIES_DIR/$p" >"$log" 2>"$log.err" || rc=$?
+	if [ "$rc" -gt 1 ] || [ -s "$log.err" ] || ! grep -q '^total: ' "$log"; then
+		echo "not ok checkpatch $p # checkpatch did not run to the end (exit $rc)"
+		sed 's/^/#   /' "$log.err" | head -n 5
+		fail=1
+		return
+	fi
 	while IFS= read -r line; do
 		level=${line%%:*}; line=${line#*:}
 		type=${line%%:*}; text=${line#*: }
@@ -109,8 +119,7 @@ checkpatch() {
 		else
 			bad+=("$level:$type: $text")
 		fi
-	done < <(scripts/checkpatch.pl --strict --show-types -q "$SERIES_DIR/$p" 2>/dev/null |
-		grep -E '^(ERROR|WARNING|CHECK):' || true)
+	done < <(grep -E '^(ERROR|WARNING|CHECK):' "$log" || true)
 	if [ "${#bad[@]}" -gt 0 ]; then
 		echo "not ok checkpatch $p # unjustified: ${bad[0]}$([ "${#bad[@]}" -gt 1 ] && echo " (and $(( ${#bad[@]} - 1 )) more)")"
 		printf '#   %s\n' "${bad[@]}"
