@@ -380,6 +380,12 @@ int main(int argc, char **argv)
 	free(wl.order);
 	unlink(o.path);
 
+	/*
+	 * Fields other code reads are never renamed; new ones are added.
+	 * unit "pages": pages and pages_s count 4 KiB pages touched, one
+	 * access each.  corrupt_off, bad_off: the byte --corrupt flipped and
+	 * the first bad byte verify() found, null when none.
+	 */
 	printf("{\"type\":\"workload\",\"workload\":\"%s\",\"mode\":\"%s\","
 	       "\"params\":{\"size\":%llu,\"bs\":%llu,\"passes\":%d,\"pattern\":\"%s\","
 	       "\"seed\":%llu,\"threads\":%d,\"madvise\":\"%s\",\"private\":%d,\"verify\":%d},"
