@@ -76,8 +76,9 @@ check(rc == 0 and last(out) == "14 passed, 0 failed, 0 skipped",
       "a clean boot passes: 14 passed, 0 failed, 0 skipped", last(out))
 check(any(l.startswith("# info: upstream: split_huge_page_test") for l in out),
       "upstream's info lines are shown, not counted")
-check(any("ok" in l and "workloads: --corrupt caught: wl-write on /mnt/ramfs" in l for l in out),
-      "a --corrupt run that exits 1 with ok:false passes")
+check(any(l.startswith("ok") and "workloads: --corrupt caught: wl-write on /mnt/ramfs" in l
+          for l in out),
+      "a --corrupt run that exits 1, ok:false, bad_off == corrupt_off passes")
 
 # Each way of going wrong, with the name in the output.
 cases = [
@@ -118,6 +119,13 @@ cases = [
     (["knob-good.jsonl", "workloads-not-caught.jsonl"], {},
      ("workloads: --corrupt caught: wl-write on /mnt/ramfs", "not caught"),
      "--corrupt that reports ok:true fails"),
+    (["knob-good.jsonl", "workloads-corrupt-elsewhere.jsonl"], {},
+     ("workloads: --corrupt caught: wl-write on /mnt/ramfs",
+      "the check found offset 12344, the flip was at 12345"),
+     "--corrupt whose check found another offset fails"),
+    (["knob-good.jsonl", "workloads-corrupt-no-offset.jsonl"], {},
+     ("workloads: --corrupt caught: wl-write on /mnt/ramfs", "no corrupt_off"),
+     "--corrupt without the offsets fails"),
     (["knob-good.jsonl", "workloads-stopped.jsonl"], {},
      ("workloads: --corrupt caught: wl-read --pattern random --bs 4K on /mnt/ramfs", "no result"),
      "a case list cut short names the cases that did not run"),
@@ -160,6 +168,17 @@ rc, out = boot(GOOD)
 verdict.CASES = os.path.join(DATA, "cases.txt")
 check(rc == 1 and failed(out, "host: read the case list of workloads", "nope.txt"),
       "a missing registry fails the boot by name")
+
+# judge_flip on its own: each missing or wrong offset fails by name.
+for rec, want in [({"corrupt_off": 7, "bad_off": 7}, ("pass", "")),
+                  ({"corrupt_off": 7, "bad_off": 8}, ("fail", "the check found offset 8")),
+                  ({"corrupt_off": 7}, ("fail", "no bad_off")),
+                  ({"corrupt_off": 7, "bad_off": None}, ("fail", "no bad_off")),
+                  ({"bad_off": 7}, ("fail", "no corrupt_off")),
+                  ({"corrupt_off": True, "bad_off": True}, ("fail", "no corrupt_off")),
+                  ({"corrupt_off": "7", "bad_off": "7"}, ("fail", "no corrupt_off"))]:
+    st, why = verdict.judge_flip(rec)
+    check(st == want[0] and want[1] in why, f"judge_flip {json.dumps(rec)}: {want[0]}", why)
 
 # Skips stay legal where the feature may be absent (no --require).
 rc, out = boot(["knob-skip.jsonl", "workloads-good.jsonl"], require=False)

@@ -13,6 +13,8 @@ a suite can go wrong is a failing result carrying its name:
 - a plan that does not match the test points, or no plan;
 - "Bail out!";
 - a skip, when the kernel must have the feature (--require);
+- a --corrupt workload case whose check did not find the byte it flipped
+  (bad_off == corrupt_off), whatever else failed;
 - a guest that stopped before the end of its job list, a hang, a splat.
 
 Used by summarize.py (the closing count line of make test) and test.sh
@@ -260,7 +262,7 @@ def judge_case(obj, pending):
     err = "; ".join(str(w.get("error")) for w in pending if w.get("ok") is not True)
     if obj.get("corrupt"):
         if rc == 1 and oks == [False]:
-            return "pass", ""
+            return judge_flip(pending[0])
         if oks == [True]:
             return "fail", f"the flipped byte was not caught ({status_text(rc)})"
         return "fail", f"{status_text(rc)}, {len(pending)} workload records" + (f": {err}" if err else "")
@@ -271,6 +273,20 @@ def judge_case(obj, pending):
     if rc == 0 and len(pending) != 1:
         return "fail", f"{len(pending)} workload records, expected 1"
     return "fail", (f"{status_text(rc)}: {err}" if err else status_text(rc))
+
+
+def judge_flip(w):
+    """A --corrupt run passes only if its check found the very byte it
+    flipped (bad_off == corrupt_off): failing for another reason, or at
+    another offset, would show nothing about the check."""
+    flip, bad = w.get("corrupt_off"), w.get("bad_off")
+    if type(flip) is not int or flip < 0:
+        return "fail", f"no corrupt_off: which byte was flipped is not said ({w.get('error')})"
+    if type(bad) is not int or bad < 0:
+        return "fail", f"no bad_off: the check named no bad byte, flipped {flip} ({w.get('error')})"
+    if bad != flip:
+        return "fail", f"the check found offset {bad}, the flip was at {flip}"
+    return "pass", ""
 
 
 # ------------------------------------------------------------------- a boot

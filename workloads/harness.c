@@ -32,7 +32,10 @@ static void usage(FILE *f)
 
 static void bad(const char *what, const char *val)
 {
-	fprintf(stderr, "wl-%s: bad %s '%s' (try --help)\n", workload.name, what, val ? val : "");
+	if (val && *val)
+		fprintf(stderr, "wl-%s: bad %s '%s' (try --help)\n", workload.name, what, val);
+	else
+		fprintf(stderr, "wl-%s: bad %s (try --help)\n", workload.name, what);
 	exit(2);
 }
 
@@ -41,6 +44,16 @@ static uint64_t positive(const char *what, const char *val)
 	uint64_t v;
 
 	if (parse_size(val, &v) || v == 0)
+		bad(what, val);
+	return v;
+}
+
+/* A count: checked before it is narrowed to int, so 2^32+1 is no 1. */
+static int count(const char *what, const char *val, uint64_t max)
+{
+	uint64_t v = positive(what, val);
+
+	if (v > max)
 		bad(what, val);
 	return v;
 }
@@ -83,8 +96,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 's': o->size = positive("--size", optarg); break;
 		case 'b': o->bs = positive("--bs", optarg); break;
-		case 'p': o->passes = positive("--passes", optarg); break;
-		case 't': o->threads = positive("--threads", optarg); break;
+		case 'p': o->passes = count("--passes", optarg, 1000000); break;
+		case 't': o->threads = count("--threads", optarg, 64); break;
 		case 'S': if (parse_size(optarg, &o->seed)) bad("--seed", optarg); break;
 		case 'P':
 			if (strcmp(optarg, "seq") && strcmp(optarg, "random"))
@@ -112,10 +125,12 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc)
 		bad("argument", argv[optind]);
-	if (o->passes > 1000000 || o->threads > 64)
-		bad(o->threads > 64 ? "--threads" : "--passes", "too large");
 	if (workload.size_multiple_of_bs && o->size % o->bs)
 		bad("--size (not a multiple of --bs)", "");
+	if (workload.size_multiple_of_page && o->size % PAGE)
+		bad("--size (not a multiple of 4K)", "");
+	if (o->corrupt && !o->verify)
+		bad("--corrupt (nothing checks the flip under --no-verify)", "");
 	if (stat(o->dir, &st) || !S_ISDIR(st.st_mode))
 		bad("--dir (missing directory)", o->dir);
 	snprintf(o->path, sizeof(o->path), "%s/wl-%s.%d", o->dir, workload.name, getpid());
@@ -131,28 +146,38 @@ int fail(struct result *r, const char *fmt, ...)
 	return -1;
 }
 
-uint64_t *block_order(const struct opts *o, uint64_t n, int pass)
+struct wl_state wl = { .fd = -1 };
+
+int block_order(const struct opts *o, uint64_t **v, uint64_t n, int pass)
 {
-	uint64_t *v = malloc(n * sizeof(*v)), i, st = o->seed * 1000003 + pass;
+	uint64_t *p = *v, i, st = o->seed * 1000003 + pass;
 
+	if (!p && !(p = *v = calloc(n ? n : 1, sizeof(*p))))
+		return -1;
 	for (i = 0; i < n; i++)
-		v[i] = i;
+		p[i] = i;
 	for (i = n; o->random && i > 1; i--) {
-		uint64_t j = rng_next(&st) % i, t = v[i - 1];
+		uint64_t j = rng_next(&st) % i, t = p[i - 1];
 
-		v[i - 1] = v[j];
-		v[j] = t;
+		p[i - 1] = p[j];
+		p[j] = t;
 	}
-	return v;
+	return 0;
 }
 
-int fill_file(const struct opts *o, int fd, uint64_t seed)
+int create_file(const struct opts *o, int sparse, uint64_t seed)
 {
-	unsigned char *buf = malloc(o->bs);
+	unsigned char *buf = NULL;
 	uint64_t off;
-	int ret = 0;
+	int fd = open(o->path, O_RDWR | O_CREAT | O_TRUNC, 0644), ret = 0;
 
-	for (off = 0; off < o->size && !ret; off += o->bs) {
+	if (fd < 0)
+		return -1;
+	if (sparse)
+		ret = ftruncate(fd, o->size);
+	else if (!(buf = malloc(o->bs)))
+		ret = -1;
+	for (off = 0; buf && off < o->size && !ret; off += o->bs) {
 		size_t n = o->size - off < o->bs ? o->size - off : o->bs;
 
 		pattern_fill(buf, n, off, seed);
@@ -160,53 +185,99 @@ int fill_file(const struct opts *o, int fd, uint64_t seed)
 			ret = -1;
 	}
 	free(buf);
+	close(fd);
 	return ret;
 }
 
-long long check_fd(const struct opts *o, int fd, uint64_t seed)
+int open_file(const struct opts *o, int flags)
+{
+	if (wl.fd >= 0)
+		close(wl.fd);
+	wl.fd = open(o->path, flags, 0644);
+	if (wl.fd < 0)
+		return -1;
+	if (!wl.buf && !(wl.buf = malloc(o->bs)))
+		return -1;
+	return 0;
+}
+
+long long check_pattern(const struct opts *o, const unsigned char *buf,
+			size_t len, uint64_t off)
+{
+	return pattern_check(buf, len, off, o->seed);
+}
+
+long long check_zero(const struct opts *o, const unsigned char *buf,
+		     size_t len, uint64_t off)
+{
+	long long z = zero_check(buf, len);
+
+	(void)o;
+	return z < 0 ? -1 : (long long)off + z;
+}
+
+int verify_with(const struct opts *o, struct result *r, check_fn check,
+		int may_be_short)
 {
 	unsigned char *buf = malloc(MiB);
+	int fd = open(o->path, O_RDONLY), ret = 0;
 	uint64_t off;
-	long long bad = -1;
 
-	for (off = 0; off < o->size && bad < 0; off += MiB) {
-		size_t n = o->size - off < MiB ? o->size - off : MiB;
+	if (!buf || fd < 0)
+		ret = fail(r, "verify: %s", strerror(errno));
+	for (off = 0; !ret && off < o->size && r->bad < 0; off += MiB) {
+		size_t len = o->size - off < MiB ? o->size - off : MiB;
+		ssize_t got = pread(fd, buf, len, off);
 
-		if (pread(fd, buf, n, off) != (ssize_t)n)
-			bad = off;
-		else
-			bad = pattern_check(buf, n, off, seed);
+		if (got < 0 || ((size_t)got < len && !may_be_short))
+			ret = fail(r, "short read at %llu", (unsigned long long)off);
+		else if (got > 0)
+			r->bad = check(o, buf, got, off);
+		if ((size_t)got < len)
+			break;
 	}
 	free(buf);
-	return bad;
+	if (fd >= 0)
+		close(fd);
+	return ret || r->bad >= 0 ? -1 : 0;
 }
 
 int verify_file(const struct opts *o, struct result *r)
 {
-	int fd = open(o->path, O_RDONLY);
-
-	if (fd < 0)
-		return fail(r, "open: %s", strerror(errno));
-	r->bad = check_fd(o, fd, o->seed);
-	close(fd);
-	return r->bad >= 0 ? -1 : 0;
+	return verify_with(o, r, check_pattern, 0);
 }
 
-/* Flip one byte in the middle of the file, as a bug would. */
-void corrupt_file(const struct opts *o)
+/*
+ * --corrupt: flip one byte in the middle of the file, as a bug would.  The
+ * new value is neither the old one, nor zero, nor the pattern, so a check
+ * for the pattern, for zeros or for either (mixed) must see it.
+ */
+static long long corrupt_file(const struct opts *o, struct result *r)
 {
+	static const unsigned char masks[] = { 0x40, 0x01, 0x41 };
 	int fd = open(o->path, O_RDWR);
-	unsigned char b;
-	off_t at = o->size / 2 + 1;
+	long long at = o->size / 2 + 1;
+	unsigned char b, want, to = 0;
+	unsigned int i;
 
-	if (fd < 0)
-		return;
-	if (pread(fd, &b, 1, at) == 1) {
-		b ^= 0x40;
-		if (pwrite(fd, &b, 1, at) != 1)
-			perror("corrupt");
+	if (fd < 0) {
+		fail(r, "corrupt: open: %s", strerror(errno));
+		return -1;
+	}
+	if (pread(fd, &b, 1, at) != 1) {
+		close(fd);
+		fail(r, "corrupt: no byte at %lld to flip", at);
+		return -1;
+	}
+	pattern_fill(&want, 1, at, o->seed);
+	for (i = 0; i < sizeof(masks) && (!to || to == want); i++)
+		to = b ^ masks[i];
+	if (pwrite(fd, &to, 1, at) != 1) {
+		fail(r, "corrupt: pwrite: %s", strerror(errno));
+		at = -1;
 	}
 	close(fd);
+	return at;
 }
 
 int apply_madvise(const struct opts *o, void *addr, size_t len)
@@ -243,18 +314,46 @@ static void mount_of(const char *dir, char *fs, char *mopts, size_t len)
 		fclose(f);
 }
 
+/* One pass: its set-up untimed, run() timed; times add up over passes. */
+static int one_pass(const struct opts *o, int pass, struct result *r,
+		    double *wall, double *cpu)
+{
+	double t0, c0;
+	int ret;
+
+	if (workload.setup && workload.setup(o, pass))
+		return fail(r, "setup: %s", strerror(errno));
+	t0 = now_s();
+	c0 = cpu_s();
+	ret = workload.run(o, pass, r);
+	*wall += now_s() - t0;
+	*cpu += cpu_s() - c0;
+	return ret;
+}
+
+/* An offset, or null when there is none. */
+static void print_off(const char *name, long long off)
+{
+	if (off >= 0)
+		printf(",\"%s\":%lld", name, off);
+	else
+		printf(",\"%s\":null", name);
+}
+
 int main(int argc, char **argv)
 {
 	struct counters a, b;
-	struct result r = { .bad = -1 };
+	struct result r = { .bad = -1, .corrupt_off = -1 };
 	struct utsname u;
 	struct opts o;
+	const char *unit = workload.unit ? workload.unit : "bytes";
 	char fs[256], mopts[256], knob[128] = "n/a", *nl;
-	double t0, t1, c0, c1;
-	int ret = 0;
+	double wall = 0, cpu = 0;
+	int ret = 0, pass;
 
 	parse(argc, argv, &o);
-	uname(&u);
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
 	mount_of(o.dir, fs, mopts, sizeof(fs));
 	if (!read_text("/sys/kernel/mm/transparent_hugepage/page_cache", knob, sizeof(knob)) &&
 	    (nl = strchr(knob, '\n')))
@@ -264,35 +363,47 @@ int main(int argc, char **argv)
 		ret = fail(&r, "prepare: %s", strerror(errno));
 	settle_slab("radix_tree_node");
 	counters_read(&a);
-	t0 = now_s();
-	c0 = cpu_s();
-	if (!ret)
-		ret = workload.run(&o, &r);
-	t1 = now_s();
-	c1 = cpu_s();
+	for (pass = 0; !ret && pass < o.passes; pass++)
+		ret = one_pass(&o, pass, &r, &wall, &cpu);
 	counters_read(&b);
-	if (!ret && o.corrupt)
-		corrupt_file(&o);
+	if (!ret && o.corrupt) {
+		r.corrupt_off = (workload.corrupt ? workload.corrupt : corrupt_file)(&o, &r);
+		ret = r.corrupt_off < 0;
+	}
 	if (!ret && o.verify && workload.verify)
 		ret = workload.verify(&o, &r);
 	if (workload.cleanup)
 		workload.cleanup(&o);
-	else
-		unlink(o.path);
+	if (wl.fd >= 0)
+		close(wl.fd);
+	free(wl.buf);
+	free(wl.order);
+	unlink(o.path);
 
+	/*
+	 * Fields other code reads are never renamed; new ones are added.
+	 * unit "pages": pages and pages_s count 4 KiB pages touched, one
+	 * access each.  corrupt_off, bad_off: the byte --corrupt flipped and
+	 * the first bad byte verify() found, null when none.
+	 */
 	printf("{\"type\":\"workload\",\"workload\":\"%s\",\"mode\":\"%s\","
 	       "\"params\":{\"size\":%llu,\"bs\":%llu,\"passes\":%d,\"pattern\":\"%s\","
 	       "\"seed\":%llu,\"threads\":%d,\"madvise\":\"%s\",\"private\":%d,\"verify\":%d},"
 	       "\"kernel\":\"%s\",\"dir\":\"%s\",\"fs\":\"%s\",\"mount\":\"%s\",\"knob\":\"%s\","
-	       "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"bytes\":%llu,\"mib_s\":%.3f,",
+	       "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"bytes\":%llu,\"mib_s\":%.3f,\"unit\":\"%s\",",
 	       workload.name, o.mode, (unsigned long long)o.size, (unsigned long long)o.bs,
 	       o.passes, o.random ? "random" : "seq", (unsigned long long)o.seed, o.threads,
 	       o.madvise, o.private_map, o.verify, u.release, o.dir, fs, mopts, knob,
-	       t1 - t0, c1 - c0, (unsigned long long)r.bytes,
-	       t1 > t0 ? r.bytes / MiB / (t1 - t0) : 0.0);
+	       wall, cpu, (unsigned long long)r.bytes,
+	       wall > 0 ? (double)r.bytes / MiB / wall : 0.0, unit);
+	if (!strcmp(unit, "pages"))
+		printf("\"pages\":%llu,\"pages_s\":%.1f,", (unsigned long long)r.pages,
+		       wall > 0 ? (double)r.pages / wall : 0.0);
 	counters_json(stdout, &a, &b);
 	if (r.bad >= 0 && !r.error[0])
 		snprintf(r.error, sizeof(r.error), "data mismatch at offset %lld", r.bad);
+	print_off("corrupt_off", r.corrupt_off);
+	print_off("bad_off", r.bad);
 	printf(",\"ok\":%s,\"error\":\"%s\"}\n", ret ? "false" : "true", r.error);
 	return ret ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 /* The workload harness: one command line for every workload, timing,
  * counter deltas and one JSON object per run.  A workload file defines
- * `workload` and its three steps; only run() is timed. */
+ * `workload` and its steps; only run() is timed, one call per pass. */
 #ifndef THP_HARNESS_H
 #define THP_HARNESS_H
 
@@ -24,7 +24,9 @@ struct opts {
 
 struct result {
 	uint64_t bytes;		/* moved by run() */
+	uint64_t pages;		/* 4 KiB pages touched by run() (unit "pages") */
 	long long bad;		/* first bad offset, or -1 */
+	long long corrupt_off;	/* the byte --corrupt flipped, or -1 */
 	char error[160];
 };
 
@@ -32,25 +34,58 @@ struct workload {
 	const char *name;
 	const char *description;
 	const char *modes;	/* valid --mode words, first is default */
+	/*
+	 * What run() counts: NULL or "bytes" (bytes moved: MiB/s), or
+	 * "pages" (one access per 4 KiB page, whatever its bytes: pages/s).
+	 */
+	const char *unit;
 	int size_multiple_of_bs;
-	int (*prepare)(const struct opts *o);
-	int (*run)(const struct opts *o, struct result *r);
+	int size_multiple_of_page;
+	int (*prepare)(const struct opts *o);		/* once, untimed */
+	int (*setup)(const struct opts *o, int pass);	/* each pass, untimed */
+	int (*run)(const struct opts *o, int pass, struct result *r);
 	int (*verify)(const struct opts *o, struct result *r);
+	/* --corrupt: flip a byte verify() reads; its offset, or -1 and fail() */
+	long long (*corrupt)(const struct opts *o, struct result *r);
 	void (*cleanup)(const struct opts *o);
 };
 
 extern const struct workload workload;
 
+/*
+ * What the file workloads keep between their steps.  The harness closes,
+ * frees and unlinks it all after cleanup(), whatever failed.
+ */
+struct wl_state {
+	int fd;			/* -1 when closed */
+	unsigned char *buf;	/* --bs bytes */
+	uint64_t *order;	/* block order of the current pass */
+};
+extern struct wl_state wl;
+
 /* Helpers for workloads. */
 int fail(struct result *r, const char *fmt, ...);
 int mode_is(const struct opts *o, const char *mode);
-/* Order of the blocks of a pass: 0..n-1, or shuffled by seed. */
-uint64_t *block_order(const struct opts *o, uint64_t n, int pass);
-int fill_file(const struct opts *o, int fd, uint64_t seed);
-long long check_fd(const struct opts *o, int fd, uint64_t seed);
+/* Order of the n blocks of a pass in *v (allocated on first use): 0..n-1,
+ * or shuffled by seed and pass.  -1 when out of memory. */
+int block_order(const struct opts *o, uint64_t **v, uint64_t n, int pass);
+/* A new file at o->path: --size of the pattern of seed, or sparse. */
+int create_file(const struct opts *o, int sparse, uint64_t seed);
+/* Opens o->path into wl.fd (closing the last) and allocates wl.buf. */
+int open_file(const struct opts *o, int flags);
+/* A check of len bytes read at file offset off: -1, or the bad offset. */
+typedef long long (*check_fn)(const struct opts *o, const unsigned char *buf,
+			      size_t len, uint64_t off);
+long long check_pattern(const struct opts *o, const unsigned char *buf,
+			size_t len, uint64_t off);
+long long check_zero(const struct opts *o, const unsigned char *buf,
+		     size_t len, uint64_t off);
+/* Reads o->path in 1 MiB pieces through check; a file shorter than --size
+ * fails unless may_be_short.  Sets r->bad. */
+int verify_with(const struct opts *o, struct result *r, check_fn check,
+		int may_be_short);
 /* verify(): the whole file holds the pattern of --seed. */
 int verify_file(const struct opts *o, struct result *r);
-void corrupt_file(const struct opts *o);
 int apply_madvise(const struct opts *o, void *addr, size_t len);
 
 #endif

@@ -12,10 +12,15 @@
 
 struct worker {
 	const struct opts *o;
-	int id, fd;
+	int id, pass;
+	unsigned char *buf;	/* --bs bytes, allocated in prepare() */
 	uint64_t bytes;
 	long long bad;
 };
+
+static struct worker *w;
+static pthread_t *t;
+static int nw;
 
 /* -1 if each byte of buf is the pattern or zero, else the bad offset. */
 static long long pattern_or_zero(const struct opts *o, const unsigned char *buf,
@@ -39,87 +44,95 @@ static long long pattern_or_zero(const struct opts *o, const unsigned char *buf,
 
 static void *work(void *arg)
 {
-	struct worker *w = arg;
-	const struct opts *o = w->o;
-	uint64_t st = o->seed * 7919 + w->id, nblk = o->size / o->bs, i;
-	uint64_t ops = nblk * o->passes;
-	unsigned char *buf = malloc(o->bs);
+	struct worker *me = arg;
+	const struct opts *o = me->o;
+	uint64_t st = (o->seed * 7919 + me->id) ^ ((uint64_t)me->pass << 32);
+	uint64_t nblk = o->size / o->bs, i;
 
-	for (i = 0; i < ops && w->bad < 0; i++) {
+	for (i = 0; i < nblk && me->bad < 0; i++) {
 		uint64_t off = (rng_next(&st) % nblk) * o->bs;
 		ssize_t got;
 
-		if (w->id == 0) {		/* the truncater */
-			if (i % 8 == 0 && ftruncate(w->fd, off + rng_next(&st) % o->bs))
-				w->bad = off;
-			else if (i % 8 == 4 && ftruncate(w->fd, o->size))
-				w->bad = off;
+		if (me->id == 0) {		/* the truncater */
+			if (i % 8 == 0 && ftruncate(wl.fd, off + rng_next(&st) % o->bs))
+				me->bad = off;
+			else if (i % 8 == 4 && ftruncate(wl.fd, o->size))
+				me->bad = off;
 			continue;
 		}
-		if (w->id % 2) {		/* writers */
-			pattern_fill(buf, o->bs, off, o->seed);
-			if (pwrite(w->fd, buf, o->bs, off) != (ssize_t)o->bs)
-				w->bad = off;
+		if (me->id % 2) {		/* writers */
+			pattern_fill(me->buf, o->bs, off, o->seed);
+			if (pwrite(wl.fd, me->buf, o->bs, off) != (ssize_t)o->bs)
+				me->bad = off;
 		} else {			/* readers: short reads past EOF are fine */
-			got = pread(w->fd, buf, o->bs, off);
+			got = pread(wl.fd, me->buf, o->bs, off);
 			if (got < 0)
-				w->bad = off;
+				me->bad = off;
 			else
-				w->bad = pattern_or_zero(o, buf, got, off);
+				me->bad = pattern_or_zero(o, me->buf, got, off);
 		}
-		w->bytes += o->bs;
+		me->bytes += o->bs;
 	}
-	free(buf);
 	return NULL;
 }
 
-static int run(const struct opts *o, struct result *r)
+/* The file, the threads' slots and buffers: nothing of it is timed. */
+static int prepare(const struct opts *o)
 {
-	int n = o->threads < 3 ? 3 : o->threads, i;
-	struct worker *w = calloc(n, sizeof(*w));
-	pthread_t *t = calloc(n, sizeof(*t));
-	int fd = open(o->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int i;
 
-	if (fd < 0)
-		return fail(r, "open: %s", strerror(errno));
-	for (i = 0; i < n; i++) {
-		w[i] = (struct worker){ o, i, fd, 0, -1 };
-		pthread_create(&t[i], NULL, work, &w[i]);
+	nw = o->threads < 3 ? 3 : o->threads;
+	w = calloc(nw, sizeof(*w));
+	t = calloc(nw, sizeof(*t));
+	if (!w || !t)
+		return -1;
+	for (i = 0; i < nw; i++)
+		if (!(w[i].buf = malloc(o->bs)))
+			return -1;
+	return open_file(o, O_RDWR | O_CREAT | O_TRUNC);
+}
+
+static int run(const struct opts *o, int pass, struct result *r)
+{
+	int i, started, err = 0;
+
+	for (started = 0; started < nw && !err; started++) {
+		struct worker *me = &w[started];
+
+		*me = (struct worker){ o, started, pass, me->buf, 0, -1 };
+		err = pthread_create(&t[started], NULL, work, me);
 	}
-	for (i = 0; i < n; i++) {
+	if (err)
+		started--;
+	for (i = 0; i < started; i++) {
 		pthread_join(t[i], NULL);
 		r->bytes += w[i].bytes;
 		if (w[i].bad >= 0 && r->bad < 0)
 			r->bad = w[i].bad;
 	}
-	close(fd);
-	free(w);
-	free(t);
+	if (err)
+		return fail(r, "pthread_create: %s", strerror(err));
 	return r->bad >= 0 ? fail(r, "thread saw bad data or failed at %lld", r->bad) : 0;
 }
 
 static int verify(const struct opts *o, struct result *r)
 {
-	unsigned char *buf = malloc(MiB);
-	int fd = open(o->path, O_RDONLY);
-	uint64_t off;
-	ssize_t got;
+	return verify_with(o, r, pattern_or_zero, 1);
+}
 
-	if (fd < 0)
-		return fail(r, "open: %s", strerror(errno));
-	for (off = 0; off < o->size && r->bad < 0; off += MiB) {
-		got = pread(fd, buf, MiB, off);
-		if (got <= 0)
-			break;
-		r->bad = pattern_or_zero(o, buf, got, off);
-	}
-	close(fd);
-	free(buf);
-	return r->bad >= 0 ? -1 : 0;
+static void cleanup(const struct opts *o)
+{
+	int i;
+
+	(void)o;
+	for (i = 0; w && i < nw; i++)
+		free(w[i].buf);
+	free(w);
+	free(t);
 }
 
 const struct workload workload = {
 	.name = "mixed", .description = "readers, writers and a truncater on one file",
 	.modes = "mixed", .size_multiple_of_bs = 1,
-	.run = run, .verify = verify,
+	.prepare = prepare, .run = run, .verify = verify, .cleanup = cleanup,
 };

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,15 +12,22 @@
 #define PUNCH_AT	(MiB + 123)
 #define PUNCH_LEN	(2 * MiB + 5)
 
+static int unlinks, shrinks;	/* the mode, decided once */
+
+/* unlink frees the file only if no descriptor holds it: keep none then. */
 static int prepare(const struct opts *o)
 {
-	int fd = open(o->path, O_RDWR | O_CREAT | O_TRUNC, 0644), ret;
-
-	if (fd < 0)
+	unlinks = mode_is(o, "unlink");
+	shrinks = mode_is(o, "shrink");
+	if (create_file(o, 0, o->seed))
 		return -1;
-	ret = fill_file(o, fd, o->seed);
-	close(fd);
-	return ret;
+	return unlinks ? 0 : open_file(o, O_RDWR);
+}
+
+/* Each pass of unlink needs a file to unlink: written here, untimed. */
+static int setup(const struct opts *o, int pass)
+{
+	return unlinks && pass ? create_file(o, 0, o->seed) : 0;
 }
 
 /* An unaligned point inside a 2M folio, so partial truncation is hit. */
@@ -30,34 +36,28 @@ static off_t shrink_to(const struct opts *o)
 	return o->size / 2 - 4097;
 }
 
-static int run(const struct opts *o, struct result *r)
+static int run(const struct opts *o, int pass, struct result *r)
 {
-	int fd, pass;
 	uint64_t off;
 
-	if (mode_is(o, "unlink")) {
-		r->bytes = o->size;
+	(void)pass;
+	if (unlinks) {
+		r->bytes += o->size;
 		return unlink(o->path) ? fail(r, "unlink: %s", strerror(errno)) : 0;
 	}
-	fd = open(o->path, O_RDWR);
-	if (fd < 0)
-		return fail(r, "open: %s", strerror(errno));
-	for (pass = 0; pass < o->passes; pass++) {
-		if (mode_is(o, "shrink")) {
-			if (ftruncate(fd, shrink_to(o)) || ftruncate(fd, o->size))
-				return fail(r, "ftruncate: %s", strerror(errno));
-			r->bytes += o->size - shrink_to(o);
-			continue;
-		}
-		for (off = 0; off + PUNCH_AT + PUNCH_LEN <= o->size; off += PUNCH_STEP) {
-			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				      off + PUNCH_AT, PUNCH_LEN))
-				return fail(r, "punch at %llu: %s", (unsigned long long)(off + PUNCH_AT),
-					    strerror(errno));
-			r->bytes += PUNCH_LEN;
-		}
+	if (shrinks) {
+		if (ftruncate(wl.fd, shrink_to(o)) || ftruncate(wl.fd, o->size))
+			return fail(r, "ftruncate: %s", strerror(errno));
+		r->bytes += o->size - shrink_to(o);
+		return 0;
 	}
-	close(fd);
+	for (off = 0; off + PUNCH_AT + PUNCH_LEN <= o->size; off += PUNCH_STEP) {
+		if (fallocate(wl.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      off + PUNCH_AT, PUNCH_LEN))
+			return fail(r, "punch at %llu: %s", (unsigned long long)(off + PUNCH_AT),
+				    strerror(errno));
+		r->bytes += PUNCH_LEN;
+	}
 	return 0;
 }
 
@@ -79,7 +79,7 @@ static int in_hole(const struct opts *o, uint64_t off, uint64_t *end)
 {
 	uint64_t k = off / PUNCH_STEP * PUNCH_STEP, at = k + PUNCH_AT;
 
-	if (mode_is(o, "shrink")) {
+	if (shrinks) {
 		*end = off < (uint64_t)shrink_to(o) ? (uint64_t)shrink_to(o) : o->size;
 		return off >= (uint64_t)shrink_to(o);
 	}
@@ -99,37 +99,30 @@ static int in_hole(const struct opts *o, uint64_t off, uint64_t *end)
 	return 1;
 }
 
+/* One piece read by verify_with(): pattern outside the holes, zeros inside. */
+static long long check(const struct opts *o, const unsigned char *buf, size_t len,
+		       uint64_t base)
+{
+	uint64_t off, end, lim = base + len;
+	long long bad = -1;
+
+	for (off = base; off < lim && bad < 0; off = end) {
+		int zero = in_hole(o, off, &end);
+
+		if (end > lim)
+			end = lim;
+		bad = check_part(buf, base, off, end, zero, o->seed);
+	}
+	return bad;
+}
+
 static int verify(const struct opts *o, struct result *r)
 {
-	unsigned char *buf = malloc(MiB);
-	uint64_t base, off, end;
-	int fd;
-
-	if (mode_is(o, "unlink"))
-		return 0;
-	fd = open(o->path, O_RDONLY);
-	if (fd < 0)
-		return fail(r, "open: %s", strerror(errno));
-	for (base = 0; base < o->size && r->bad < 0; base += MiB) {
-		uint64_t lim = o->size - base < MiB ? o->size : base + MiB;
-
-		if (pread(fd, buf, lim - base, base) != (ssize_t)(lim - base))
-			return fail(r, "short read at %llu", (unsigned long long)base);
-		for (off = base; off < lim && r->bad < 0; off = end) {
-			int zero = in_hole(o, off, &end);
-
-			if (end > lim)
-				end = lim;
-			r->bad = check_part(buf, base, off, end, zero, o->seed);
-		}
-	}
-	close(fd);
-	free(buf);
-	return r->bad >= 0 ? -1 : 0;
+	return unlinks ? 0 : verify_with(o, r, check, 0);
 }
 
 const struct workload workload = {
 	.name = "truncate", .description = "shrink and re-extend, punch holes in, or unlink a written file",
 	.modes = "shrink punch unlink", .size_multiple_of_bs = 1,
-	.prepare = prepare, .run = run, .verify = verify,
+	.prepare = prepare, .setup = setup, .run = run, .verify = verify,
 };

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -265,7 +266,7 @@ long long zero_check(const unsigned char *buf, size_t len)
 int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
-	unsigned long long v;
+	unsigned long long v, mult = 1;
 
 	if (!s || !*s || *s == '-')
 		return -1;
@@ -274,13 +275,14 @@ int parse_size(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': v *= KiB; end++; break;
-	case 'm': case 'M': v *= MiB; end++; break;
-	case 'g': case 'G': v *= GiB; end++; break;
+	case 'k': case 'K': mult = KiB; end++; break;
+	case 'm': case 'M': mult = MiB; end++; break;
+	case 'g': case 'G': mult = GiB; end++; break;
 	}
-	if (*end)
+	/* 20000000000G would wrap to a small size: refuse it. */
+	if (*end || v > ULLONG_MAX / mult)
 		return -1;
-	*out = v;
+	*out = v * mult;
 	return 0;
 }
 

@@ -4,52 +4,54 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int run(const struct opts *o, struct result *r)
+/* Decided once in prepare(): the loop in run() is what is timed. */
+static int append, at_pos;	/* O_APPEND; write(2) at the file position */
+
+static int prepare(const struct opts *o)
 {
-	uint64_t n = o->size / o->bs, i, *order;
-	unsigned char *buf = malloc(o->bs);
+	append = mode_is(o, "append");
+	at_pos = append || (mode_is(o, "write") && !o->random);
+	return 0;
+}
 
-	pattern_fill(buf, o->bs, 0, o->seed);
-	int pass;
+/* A new file each pass: O_TRUNC frees the last pass's; neither is timed. */
+static int setup(const struct opts *o, int pass)
+{
+	if (open_file(o, O_WRONLY | O_CREAT | O_TRUNC | (append ? O_APPEND : 0)))
+		return -1;
+	pattern_fill(wl.buf, o->bs, 0, o->seed);
+	return block_order(o, &wl.order, o->size / o->bs, pass);
+}
 
-	for (pass = 0; pass < o->passes; pass++) {
-		int flags = O_WRONLY | O_CREAT | O_TRUNC | (mode_is(o, "append") ? O_APPEND : 0);
-		int fd = open(o->path, flags, 0644);
+static int run(const struct opts *o, int pass, struct result *r)
+{
+	uint64_t n = o->size / o->bs, i;
 
-		if (fd < 0)
-			return fail(r, "open: %s", strerror(errno));
-		order = block_order(o, n, pass);
-		for (i = 0; i < n; i++) {
-			/* O_APPEND writes land at EOF: keep them in file order. */
-			uint64_t off = (mode_is(o, "append") ? i : order[i]) * o->bs;
-			ssize_t got;
+	(void)pass;
+	for (i = 0; i < n; i++) {
+		/* O_APPEND writes land at EOF: keep them in file order. */
+		uint64_t off = (append ? i : wl.order[i]) * o->bs;
+		ssize_t got;
 
-			/* Unverified runs time the kernel, not the pattern. */
-			if (o->verify)
-				pattern_fill(buf, o->bs, off, o->seed);
-			if (mode_is(o, "write") && !o->random)
-				got = write(fd, buf, o->bs);
-			else if (mode_is(o, "append"))
-				got = write(fd, buf, o->bs);
-			else
-				got = pwrite(fd, buf, o->bs, off);
-			if (got != (ssize_t)o->bs)
-				return fail(r, "write at %llu: %s", (unsigned long long)off, strerror(errno));
-			r->bytes += o->bs;
-		}
-		free(order);
-		close(fd);
+		/* Unverified runs time the kernel, not the pattern. */
+		if (o->verify)
+			pattern_fill(wl.buf, o->bs, off, o->seed);
+		if (at_pos)
+			got = write(wl.fd, wl.buf, o->bs);
+		else
+			got = pwrite(wl.fd, wl.buf, o->bs, off);
+		if (got != (ssize_t)o->bs)
+			return fail(r, "write at %llu: %s", (unsigned long long)off, strerror(errno));
+		r->bytes += o->bs;
 	}
-	free(buf);
 	return 0;
 }
 
 const struct workload workload = {
 	.name = "write", .description = "write(2) a new file of --size in --bs blocks",
 	.modes = "write pwrite append", .size_multiple_of_bs = 1,
-	.run = run, .verify = verify_file,
+	.prepare = prepare, .setup = setup, .run = run, .verify = verify_file,
 };
