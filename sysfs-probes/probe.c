@@ -255,3 +255,27 @@ int pin_cpu(int cpu)
 	msg("pin to CPU %d: %s\n", cpu, strerror(errno));
 	return -1;
 }
+
+/*
+ * /proc/kpageflags of the page mapped at @addr in this process (found via
+ * /proc/self/pagemap, which gives PFNs to root only), or -1 if not mapped
+ * or unreadable.
+ */
+long long page_flags(const void *addr)
+{
+	uint64_t ent = 0, flags = 0;
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	long long ret = -1;
+
+	if (pm >= 0 && kf >= 0 &&
+	    pread(pm, &ent, 8, (uintptr_t)addr / PAGE * 8) == 8 &&
+	    (ent >> 63) && (ent & ((1ULL << 55) - 1)) &&
+	    pread(kf, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) == 8)
+		ret = (long long)flags;
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ret;
+}
