@@ -28,20 +28,15 @@ static const char *const how_name[] = {
 	"read faults, then stores",
 };
 
-/* Pages of @fd's first @len bytes in the page cache, from mincore(). */
+/* Pages of @fd's first @len bytes in the page cache, mapped afresh. */
 static long cached(int fd, size_t len)
 {
-	static unsigned char vec[SIZE / PAGE];
 	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	long n = 0;
-	size_t i;
+	long n;
 
 	if (p == MAP_FAILED)
 		return -1;
-	if (mincore(p, len, vec))
-		n = -1;
-	for (i = 0; n >= 0 && i < len / PAGE; i++)
-		n += vec[i] & 1;
+	n = resident(p, len);
 	munmap(p, len);
 	return n;
 }

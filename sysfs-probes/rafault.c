@@ -20,20 +20,6 @@
 #define TOUCH	(33 * MiB + 5 * PAGE)	/* in the middle, not aligned */
 #define SLACK	8			/* pages others may add meanwhile */
 
-/* Pages of the file mapped at @p in the page cache, from mincore(). */
-static long cached(void *p)
-{
-	static unsigned char vec[SIZE / PAGE];
-	long n = 0;
-	size_t i;
-
-	if (mincore(p, SIZE, vec))
-		return -1;
-	for (i = 0; i < SIZE / PAGE; i++)
-		n += vec[i] & 1;
-	return n;
-}
-
 static void one(const char *dir, const char *what, int writing, long want)
 {
 	long base = nr_file_pages(), pages = -1, delta;
@@ -51,7 +37,7 @@ static void one(const char *dir, const char *what, int writing, long want)
 			p[TOUCH] = 1;
 		else
 			(void)p[TOUCH];
-		pages = cached((void *)p);
+		pages = resident((void *)p, SIZE);
 		munmap((void *)p, SIZE);
 	}
 	delta = nr_file_pages() - base;
