@@ -38,8 +38,11 @@
 static int fd;
 static unsigned char *map;
 static volatile int stop;
-/* Accesses past SMALL that found the file big; one writer each. */
-static volatile long read_hits, fault_hits;
+/*
+ * Accesses past SMALL that found the file big; reads among them that EOF
+ * cut short, having moved mid-read.  One writer each.
+ */
+static volatile long read_hits, fault_hits, read_cuts;
 static __thread sigjmp_buf bus_jmp;
 
 /* Pages of the folios that reach below @size (at most 2 MiB each). */
@@ -71,6 +74,8 @@ static void *reader(void *arg)
 			break;
 		if (off + n > SMALL)
 			read_hits++;
+		if (off + n > SMALL && (uint64_t)n < len && off + n < BIG)
+			read_cuts++;
 	}
 	free(buf);
 	return NULL;
@@ -132,7 +137,7 @@ static void race(const char *dir, const char *what, uint64_t seed, int small)
 	}
 	pattern_fill(data, BIG, 0, seed);
 	stop = 0;
-	read_hits = fault_hits = 0;
+	read_hits = fault_hits = read_cuts = 0;
 	pthread_create(&t[0], NULL, reader, (void *)(uintptr_t)(seed + 1));
 	pthread_create(&t[1], NULL, toucher, (void *)(uintptr_t)(seed + 2));
 	pin_cpu(0);
@@ -168,8 +173,8 @@ static void race(const char *dir, const char *what, uint64_t seed, int small)
 	exact = resident_from((sb.st_size + PAGE - 1) / PAGE);
 	ksft_test_result(opened > 0 && !over && cached <= allowed(sb.st_size) + SLACK &&
 			 beyond == 0 && (!small || exact == 0),
-			 "%s: %d rounds in %.1fs, %ld with reads or faults past 3 MiB (%ld reads, %ld faults; want > 0): %ld with pages beyond the EOF folio (worst %+ld pages); at the end size %lld, nr_file_pages %+ld (at most %ld), mincore: %ld pages beyond the EOF folio, %ld beyond EOF (want 0%s)\n",
-			 name, r, now_s() - t0, opened, read_hits, fault_hits, over, worst,
+			 "%s: %d rounds in %.1fs, %ld with reads or faults past 3 MiB (%ld reads, %ld of them cut short by EOF moving, %ld faults; want > 0): %ld with pages beyond the EOF folio (worst %+ld pages); at the end size %lld, nr_file_pages %+ld (at most %ld), mincore: %ld pages beyond the EOF folio, %ld beyond EOF (want 0%s)\n",
+			 name, r, now_s() - t0, opened, read_hits, read_cuts, fault_hits, over, worst,
 			 (long long)sb.st_size, cached, allowed(sb.st_size), beyond, exact,
 			 small ? "" : " unless in a huge EOF folio");
 	munmap(map, MAPLEN);
