@@ -1,8 +1,14 @@
 // A read(2) or write(2) that fails at once must not leave the range it asked
 // for in the page cache: read(2) of a sparse 256 MiB file into a PROT_NONE
-// buffer (default policy), write(2) of 256 MiB from one into an empty file
-// (huge=always).  Both fail with EFAULT; at most the one folio the copy was
-// about to enter may stay (512 + 1 pages), and unlink gives everything back.
+// buffer (default policy, and huge=always, the one policy under which reads
+// of holes allocate huge folios, one step at a time), write(2) of 256 MiB
+// from one into an empty file (huge=always).  All fail with EFAULT; at most
+// the one folio the copy was about to enter may stay (512 + 1 pages), and
+// unlink gives everything back.  A non-blocking read (RWF_NOWAIT) of a hole
+// must allocate nothing: it returns EAGAIN, or EOPNOTSUPP where ramfs files
+// do not take RWF_NOWAIT at all (6.1: no FMODE_NOWAIT; io_uring is not
+// built), in which case the kernel's IOCB_NOWAIT path cannot be reached
+// from here and the check only guards the refusal.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -12,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define SIZE	(256 * MiB)
@@ -52,20 +59,50 @@ static void one(const char *dir, const char *what, int writing)
 	result_unlinked(name, path, base, SLACK);
 }
 
+/* preadv2(RWF_NOWAIT) of a hole on huge=always: nothing may be allocated. */
+static void nowait(const char *dir)
+{
+	long base = nr_file_pages(), ev0 = vmstat_get("thp_read_alloc"), pages, ev;
+	static unsigned char buf[4 * MiB];
+	struct iovec iov = { buf, sizeof(buf) };
+	char path[128];
+	ssize_t ret = -1;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/nowait", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0 && !ftruncate(fd, SIZE)) {
+		errno = 0;
+		ret = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+		err = errno;
+	}
+	pages = nr_file_pages() - base;
+	ev = vmstat_get("thp_read_alloc") - ev0;
+	ksft_test_result(ret < 0 && (err == EAGAIN || err == EOPNOTSUPP) && ev == 0 &&
+			 pages <= SLACK,
+			 "failio: RWF_NOWAIT read of a hole, huge=always: returns %zd (%s), thp_read_alloc %+ld, nr_file_pages %+ld (at most %+d)\n",
+			 ret, ret < 0 ? strerror(err) : "data", ev, pages, SLACK);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dflt, *huge;
 
 	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
 	require_knob("within_size");	/* the default policy, as users get it */
-	ksft_set_plan(2 * 2);
+	ksft_set_plan(3 * 2 + 1);
 	none = mmap(NULL, SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	dflt = mount_fs("ramfs", "");
 	huge = mount_fs("ramfs", "huge=always");
 	if (none == MAP_FAILED || !dflt || !huge)
 		ksft_exit_fail_msg("mmap/mount: %s\n", strerror(errno));
 	one(dflt, "read(2) of a sparse 256 MiB file into PROT_NONE, default policy", 0);
+	one(huge, "read(2) of a sparse 256 MiB file into PROT_NONE, huge=always", 0);
 	one(huge, "write(2) of 256 MiB from PROT_NONE into an empty file, huge=always", 1);
+	nowait(huge);
 	munmap(none, SIZE);
 	ksft_finished();
 }

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -254,4 +255,43 @@ int pin_cpu(int cpu)
 		return 0;
 	msg("pin to CPU %d: %s\n", cpu, strerror(errno));
 	return -1;
+}
+
+/*
+ * /proc/kpageflags of the page mapped at @addr in this process (found via
+ * /proc/self/pagemap, which gives PFNs to root only), or -1 if not mapped
+ * or unreadable.
+ */
+long long page_flags(const void *addr)
+{
+	uint64_t ent = 0, flags = 0;
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	long long ret = -1;
+
+	if (pm >= 0 && kf >= 0 &&
+	    pread(pm, &ent, 8, (uintptr_t)addr / PAGE * 8) == 8 &&
+	    (ent >> 63) && (ent & ((1ULL << 55) - 1)) &&
+	    pread(kf, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) == 8)
+		ret = (long long)flags;
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ret;
+}
+
+/* Pages of [@p, @p + @len) that mincore() finds in the page cache, or -1. */
+long resident(void *p, size_t len)
+{
+	unsigned char *vec = malloc(len / PAGE);
+	long n = 0;
+	size_t i;
+
+	if (!vec || mincore(p, len, vec))
+		n = -1;
+	for (i = 0; n >= 0 && i < len / PAGE; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n;
 }

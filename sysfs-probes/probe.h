@@ -75,4 +75,15 @@ long smaps_get(const void *addr, const char *field);
 
 #define msg(...) ksft_print_msg(__VA_ARGS__)
 
+/*
+ * /proc/kpageflags of the page mapped at @addr, or -1.  Bits as in
+ * include/uapi/linux/kernel-page-flags.h; a folio's dirty bit is on its
+ * head page only.
+ */
+long long page_flags(const void *addr);
+#define KPF_DIRTY_BIT	4
+
+/* Pages of [@p, @p + @len) that mincore() finds in the page cache, or -1. */
+long resident(void *p, size_t len);
+
 #endif

@@ -5,7 +5,15 @@
 // SIGBUS past EOF).  No folio may be left wholly beyond EOF: after each
 // truncation nr_file_pages may hold at most the folios that reach below
 // EOF, and at the end mincore() of a mapping longer than the file sees no
-// page there; unlink gives everything back.
+// page there; unlink gives everything back.  On huge=always, the default
+// policy and huge=never.  On huge=never no folio is huge, so no page at all
+// may lie beyond EOF; elsewhere the EOF folio may be a huge one whose split
+// failed (a racing read held it), and only pages past it count.
+//
+// The race only tests something if the readers get into the window while
+// the file is big: each run counts the rounds in which a read returned
+// data, or a fault succeeded, past 3 MiB (beyond any size truncation
+// leaves), and fails if there were none.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -30,6 +38,11 @@
 static int fd;
 static unsigned char *map;
 static volatile int stop;
+/*
+ * Accesses past SMALL that found the file big; reads among them that EOF
+ * cut short, having moved mid-read.  One writer each.
+ */
+static volatile long read_hits, fault_hits, read_cuts;
 static __thread sigjmp_buf bus_jmp;
 
 /* Pages of the folios that reach below @size (at most 2 MiB each). */
@@ -50,13 +63,19 @@ static void *reader(void *arg)
 {
 	uint64_t st = (uintptr_t)arg, off, len;
 	unsigned char *buf = malloc(4 * MiB);
+	ssize_t n;
 
 	pin_cpu(1);
 	while (!stop) {
 		off = rng_next(&st) % BIG;
 		len = rng_next(&st) % (4 * MiB) + 1;	/* spans folios */
-		if (pread(fd, buf, len, off) < 0)
+		n = pread(fd, buf, len, off);
+		if (n < 0)
 			break;
+		if (off + n > SMALL)
+			read_hits++;
+		if (off + n > SMALL && (uint64_t)n < len && off + n < BIG)
+			read_cuts++;
 	}
 	free(buf);
 	return NULL;
@@ -71,8 +90,11 @@ static void *toucher(void *arg)
 	while (!stop) {
 		uint64_t off = rng_next(&st) % BIG / PAGE * PAGE;
 
-		if (!sigsetjmp(bus_jmp, 1))
+		if (!sigsetjmp(bus_jmp, 1)) {
 			sink = map[off];
+			if (off >= SMALL)
+				fault_hits++;
+		}
 	}
 	(void)sink;
 	return NULL;
@@ -92,9 +114,10 @@ static long resident_from(uint64_t from)
 	return n;
 }
 
-static void race(const char *dir, const char *what, uint64_t seed)
+/* @small: no huge folio can exist, so nothing may be cached past EOF. */
+static void race(const char *dir, const char *what, uint64_t seed, int small)
 {
-	long base = nr_file_pages(), over = 0, worst = 0, beyond, exact, cached;
+	long base = nr_file_pages(), over = 0, worst = 0, beyond, exact, cached, opened = 0;
 	unsigned char *data = malloc(BIG);
 	uint64_t st = seed, size = 0;
 	pthread_t t[2];
@@ -114,11 +137,12 @@ static void race(const char *dir, const char *what, uint64_t seed)
 	}
 	pattern_fill(data, BIG, 0, seed);
 	stop = 0;
+	read_hits = fault_hits = read_cuts = 0;
 	pthread_create(&t[0], NULL, reader, (void *)(uintptr_t)(seed + 1));
 	pthread_create(&t[1], NULL, toucher, (void *)(uintptr_t)(seed + 2));
 	pin_cpu(0);
 	for (r = 0; r < ROUNDS && now_s() - t0 < SECONDS; r++) {
-		long excess;
+		long excess, hits0 = read_hits + fault_hits;
 
 		/* Up: written data in huge folios, or a hole to fill. */
 		if (r % 8 == 0) {
@@ -130,6 +154,9 @@ static void race(const char *dir, const char *what, uint64_t seed)
 		size = rng_next(&st) % SMALL;
 		if (ftruncate(fd, size))
 			msg("ftruncate down: %s\n", strerror(errno));
+		/* (A hit just after this check counts in the next round.) */
+		if (read_hits + fault_hits != hits0)
+			opened++;
 		/* The refresh takes long enough for racing adds to land. */
 		excess = nr_file_pages() - base - allowed(size);
 		if (excess > SLACK) {
@@ -144,10 +171,12 @@ static void race(const char *dir, const char *what, uint64_t seed)
 	cached = nr_file_pages() - base;
 	beyond = resident_from(allowed(sb.st_size));
 	exact = resident_from((sb.st_size + PAGE - 1) / PAGE);
-	ksft_test_result(!over && cached <= allowed(sb.st_size) + SLACK && beyond == 0,
-			 "%s: %d rounds in %.1fs: %ld with pages beyond the EOF folio (worst %+ld pages); at the end size %lld, nr_file_pages %+ld (at most %ld), mincore: %ld pages beyond the EOF folio, %ld beyond EOF\n",
-			 name, r, now_s() - t0, over, worst, (long long)sb.st_size, cached,
-			 allowed(sb.st_size), beyond, exact);
+	ksft_test_result(opened > 0 && !over && cached <= allowed(sb.st_size) + SLACK &&
+			 beyond == 0 && (!small || exact == 0),
+			 "%s: %d rounds in %.1fs, %ld with reads or faults past 3 MiB (%ld reads, %ld of them cut short by EOF moving, %ld faults; want > 0): %ld with pages beyond the EOF folio (worst %+ld pages); at the end size %lld, nr_file_pages %+ld (at most %ld), mincore: %ld pages beyond the EOF folio, %ld beyond EOF (want 0%s)\n",
+			 name, r, now_s() - t0, opened, read_hits, read_cuts, fault_hits, over, worst,
+			 (long long)sb.st_size, cached, allowed(sb.st_size), beyond, exact,
+			 small ? "" : " unless in a huge EOF folio");
 	munmap(map, MAPLEN);
 	close(fd);
 	free(data);
@@ -157,18 +186,20 @@ static void race(const char *dir, const char *what, uint64_t seed)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_bus };
-	const char *huge, *dflt;
+	const char *huge, *dflt, *never;
 
 	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		ksft_exit_skip("needs two CPUs\n");
-	ksft_set_plan(2 * 2);
+	ksft_set_plan(3 * 2);
 	sigaction(SIGBUS, &sa, NULL);
 	huge = mount_fs("ramfs", "huge=always");
 	dflt = mount_fs("ramfs", "");
-	if (!huge || !dflt)
+	never = mount_fs("ramfs", "huge=never");
+	if (!huge || !dflt || !never)
 		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
-	race(huge, "huge=always", 1);
-	race(dflt, "default policy", 2);
+	race(huge, "huge=always", 1, 0);
+	race(dflt, "default policy", 2, 0);
+	race(never, "huge=never", 3, 1);
 	ksft_finished();
 }

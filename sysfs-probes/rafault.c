@@ -1,0 +1,67 @@
+// A fault in an MADV_HUGEPAGE mapping makes filemap_fault() read ahead two
+// PMD-sized ranges even where readahead is off; on ramfs "reading" a hole
+// allocates zeroed, unevictable memory, so stock 6.1 adds 1024 pages for
+// one touched page (patch 8).  A 64 MiB sparse file, mapped shared with
+// MADV_HUGEPAGE, one page touched: on huge=never the file must hold that
+// one page afterwards (mincore), by a read or a write fault; on
+// huge=always the one huge folio the fault needs (512 pages), nothing
+// ahead of it.
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SIZE	(64 * MiB)
+#define TOUCH	(33 * MiB + 5 * PAGE)	/* in the middle, not aligned */
+#define SLACK	8			/* pages others may add meanwhile */
+
+static void one(const char *dir, const char *what, int writing, long want)
+{
+	long base = nr_file_pages(), pages = -1, delta;
+	volatile unsigned char *p = MAP_FAILED;
+	char path[128];
+	int fd, err = -1;
+
+	snprintf(path, sizeof(path), "%s/rafault", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0 && !ftruncate(fd, SIZE))
+		p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED) {
+		err = madvise((void *)p, SIZE, MADV_HUGEPAGE);
+		if (writing)
+			p[TOUCH] = 1;
+		else
+			(void)p[TOUCH];
+		pages = resident((void *)p, SIZE);
+		munmap((void *)p, SIZE);
+	}
+	delta = nr_file_pages() - base;
+	ksft_test_result(!err && pages == want && delta <= want + SLACK,
+			 "rafault: %s, 64 MiB sparse, MADV_HUGEPAGE (err %d), one page %s: %ld pages of the file cached (want %ld), nr_file_pages %+ld\n",
+			 what, err, writing ? "written" : "read", pages, want, delta);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	const char *never, *always;
+
+	/* Only THP: the readahead is stock 6.1's, and so is the check. */
+	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE");
+	ksft_set_plan(3);
+	never = mount_fs("ramfs", "huge=never");
+	always = mount_fs("ramfs", "huge=always");
+	if (!never || !always)
+		ksft_exit_fail_msg("mount ramfs: %s\n", strerror(errno));
+	one(never, "huge=never", 0, 1);
+	one(never, "huge=never", 1, 1);
+	one(always, "huge=always", 0, HPAGE / PAGE);
+	ksft_finished();
+}
