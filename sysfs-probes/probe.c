@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 int probe_node;
+int probe_require;
 static struct { const char *path; char value[64]; } saved[8];
 static int nr_saved;
 static char mounts[8][64];
@@ -48,12 +49,12 @@ int config_has(const char *opt)
 void probe_init(int argc, char **argv, const char *opt)
 {
 	const char *req = getenv("THP_REQUIRE");
-	int require = req && !strcmp(req, "1");
 	int i;
 
+	probe_require = req && !strcmp(req, "1");
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--require")) {
-			require = 1;
+			probe_require = 1;
 		} else if (!strcmp(argv[i], "--node") && i + 1 < argc) {
 			probe_node = atoi(argv[++i]);
 		} else {
@@ -66,13 +67,22 @@ void probe_init(int argc, char **argv, const char *opt)
 	ksft_print_header();
 	atexit(cleanup);
 	if (opt && !config_has(opt)) {
-		if (require) {
+		if (probe_require) {
 			ksft_set_plan(1);
 			ksft_test_result_fail("%s is not set in this kernel (--require)\n", opt);
 			ksft_exit_fail();
 		}
 		ksft_exit_skip("%s is not set in this kernel\n", opt);
 	}
+}
+
+int has_pagecache_thp(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = config_has(PAGECACHE_OPT);
+	return has;
 }
 
 const char *setting_get(const char *path)
@@ -160,6 +170,8 @@ int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
 	size_t off;
 
 	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
 		free(buf);
 		return -1;
 	}
@@ -183,6 +195,8 @@ long long check_file(const char *path, size_t len, uint64_t seed)
 	long long bad = -1;
 
 	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
 		free(buf);
 		return 0;
 	}
@@ -203,6 +217,12 @@ long nr_file_pages(void)
 {
 	vm_stat_refresh();
 	return vmstat_get("nr_file_pages");
+}
+
+long meminfo_now_kb(const char *field)
+{
+	vm_stat_refresh();
+	return meminfo_kb(field);
 }
 
 long vmstat_sum(const char *prefix)

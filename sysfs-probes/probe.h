@@ -9,6 +9,7 @@
 #define SPLIT	"/sys/kernel/debug/split_huge_pages"
 
 extern int probe_node;		/* --node N: where memory should land */
+extern int probe_require;	/* --require or THP_REQUIRE=1: a skip fails */
 
 /*
  * Skip the whole probe unless the kernel has @opt (from /proc/config.gz);
@@ -38,6 +39,10 @@ int knob_set(const char *word);
  */
 void require_knob(const char *word);
 
+/* The series' option, read once: feature checks SKIP (with it as the reason) without it. */
+int has_pagecache_thp(void);
+#define PAGECACHE_OPT	"CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE"
+
 /* A fresh ramfs (or tmpfs) mount with @opts; unmounted at exit. */
 const char *mount_fs(const char *type, const char *opts);
 
@@ -64,6 +69,48 @@ long nr_file_pages(void);
 			 "%s: unlink gives it back: nr_file_pages %+ld from before (within %d)\n", \
 			 name, left_, (int)(slack));				\
 } while (0)
+
+/* FileHugePages (or ShmemHugePages...) of /proc/meminfo, per-CPU diffs folded first. */
+long meminfo_now_kb(const char *field);
+
+/*
+ * Plan == emitted, by construction.  A probe is a table of cases, each
+ * promising a number of TAP results (counted from the tables it loops
+ * over); probe_run() plans their sum, runs them in order and, after each,
+ * reports as failures the results an early return left out, or bails out
+ * if a case reported more.  Inline: it must use the probe's own copy of
+ * kselftest.h's static counters.
+ */
+struct probe_case {
+	const char *name;
+	void (*run)(void);
+	unsigned int results;
+};
+
+static inline void probe_case_end(unsigned int start, unsigned int want, const char *name)
+{
+	unsigned int got = ksft_test_num() - start;
+
+	if (got > want)
+		ksft_exit_fail_msg("%s reported %u results, %u planned\n", name, got, want);
+	while (got < want)
+		ksft_test_result_fail("%s: result %u of %u was not reported\n", name, ++got, want);
+}
+
+static inline void probe_run(const struct probe_case *c, size_t n)
+{
+	unsigned int plan = 0, start;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		plan += c[i].results;
+	ksft_set_plan(plan);
+	for (i = 0; i < n; i++) {
+		start = ksft_test_num();
+		c[i].run();
+		probe_case_end(start, c[i].results, c[i].name);
+	}
+}
 
 /* Sum of the /proc/vmstat counters whose names start with @prefix. */
 long vmstat_sum(const char *prefix);
