@@ -45,25 +45,21 @@ static void snap(struct snap *s)
 
 static int make(const char *path, enum how how)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), ret = 0;
-	char *buf = malloc(MiB);
+	unsigned char *buf;
+	int fd = open_buf(path, O_RDWR | O_CREAT | O_TRUNC, MiB, &buf), ret = 0;
 	size_t off;
 
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
+	if (fd < 0)
 		return -1;
-	}
 	if (how == WRITE_SIZED || how == READ_HOLE)
 		ret = ftruncate(fd, SIZE);
 	for (off = 0; off < SIZE && !ret; off += MiB) {
 		if (how == READ_HOLE) {
 			ret = pread(fd, buf, MiB, off) == (ssize_t)MiB ? 0 : -1;
-			if (!ret && zero_check((unsigned char *)buf, MiB) >= 0)
+			if (!ret && zero_check(buf, MiB) >= 0)
 				ret = -1;
 		} else if (how != FALLOCATE) {
-			pattern_fill((unsigned char *)buf, MiB, off, 7);
+			pattern_fill(buf, MiB, off, 7);
 			ret = pwrite(fd, buf, MiB, off) == (ssize_t)MiB ? 0 : -1;
 		}
 	}

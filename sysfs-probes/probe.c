@@ -163,18 +163,27 @@ const char *mount_fs(const char *type, const char *opts)
 	return dir;
 }
 
-int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
+int open_buf(const char *path, int flags, size_t len, unsigned char **buf)
 {
-	unsigned char *buf = malloc(bs);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), ret = 0;
-	size_t off;
+	int fd = open(path, flags, 0644);
 
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
+	*buf = fd < 0 ? NULL : malloc(len);
+	if (fd >= 0 && !*buf) {
+		close(fd);
+		errno = ENOMEM;
 		return -1;
 	}
+	return fd;
+}
+
+int fill_file(const char *path, int flags, size_t len, size_t bs, uint64_t seed)
+{
+	unsigned char *buf;
+	int fd = open_buf(path, O_WRONLY | O_CREAT | flags, bs, &buf), ret = 0;
+	size_t off;
+
+	if (fd < 0)
+		return -1;
 	for (off = 0; off < len && !ret; off += bs) {
 		size_t n = len - off < bs ? len - off : bs;
 
@@ -187,19 +196,20 @@ int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
 	return ret;
 }
 
+int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
+{
+	return fill_file(path, O_TRUNC, len, bs, seed);
+}
+
 long long check_file(const char *path, size_t len, uint64_t seed)
 {
 	size_t bs = MiB, off;
-	unsigned char *buf = malloc(bs);
-	int fd = open(path, O_RDONLY);
+	unsigned char *buf;
+	int fd = open_buf(path, O_RDONLY, bs, &buf);
 	long long bad = -1;
 
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
+	if (fd < 0)
 		return 0;
-	}
 	for (off = 0; off < len && bad < 0; off += bs) {
 		size_t n = len - off < bs ? len - off : bs;
 

@@ -46,7 +46,14 @@ int has_pagecache_thp(void);
 /* A fresh ramfs (or tmpfs) mount with @opts; unmounted at exit. */
 const char *mount_fs(const char *type, const char *opts);
 
-/* A file of @len pattern bytes written with @bs-sized write(2)s. */
+/* open(@path, @flags, 0644) and a @len-byte buffer: the fd, or -1 and neither. */
+int open_buf(const char *path, int flags, size_t len, unsigned char **buf);
+/*
+ * @len pattern bytes written from offset 0 with @bs-sized write(2)s: into
+ * a new file (@flags O_TRUNC), or over what it has (0).  0, or -1.
+ */
+int fill_file(const char *path, int flags, size_t len, size_t bs, uint64_t seed);
+/* A new file of @len pattern bytes: fill_file(..., O_TRUNC, ...). */
 int write_file(const char *path, size_t len, size_t bs, uint64_t seed);
 /* Read it back: -1 if it matches the pattern, else the bad offset. */
 long long check_file(const char *path, size_t len, uint64_t seed);

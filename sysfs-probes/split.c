@@ -123,34 +123,17 @@ static int still_works(void)
 /* -1 if the whole file reads zeros, else the first offset that does not. */
 static long long check_file_zero(void)
 {
-	unsigned char *buf = malloc(SIZE);
-	int fd = open(path, O_RDONLY);
+	unsigned char *buf;
+	int fd = open_buf(path, O_RDONLY, SIZE, &buf);
 	long long bad = 0;
 
-	if (buf && fd >= 0 && pread(fd, buf, SIZE, 0) == SIZE)
+	if (fd < 0)
+		return 0;
+	if (pread(fd, buf, SIZE, 0) == SIZE)
 		bad = zero_check(buf, SIZE);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	free(buf);
 	return bad;
-}
-
-/* Write the pattern over the file in place, into the folios it has. */
-static int fill(void)
-{
-	unsigned char *buf = malloc(MiB);
-	int fd = open(path, O_WRONLY), ret = buf && fd >= 0 ? 0 : -1;
-	uint64_t off;
-
-	for (off = 0; off < SIZE && !ret; off += MiB) {
-		pattern_fill(buf, MiB, off, 5);
-		if (pwrite(fd, buf, MiB, off) != MiB)
-			ret = -1;
-	}
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return ret;
 }
 
 /*
@@ -165,13 +148,13 @@ static int fresh(int clean)
 	unlink(path);
 	if (!clean)
 		return write_file(path, SIZE, MiB, 5);
-	fd = open(path, O_RDWR | O_CREAT, 0644);
-	buf = malloc(SIZE);
-	if (fd >= 0 && buf && !ftruncate(fd, SIZE) && pread(fd, buf, SIZE, 0) == SIZE)
+	fd = open_buf(path, O_RDWR | O_CREAT, SIZE, &buf);
+	if (fd < 0)
+		return -1;
+	if (!ftruncate(fd, SIZE) && pread(fd, buf, SIZE, 0) == SIZE)
 		ret = 0;
 	free(buf);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	return ret;
 }
 
@@ -209,7 +192,7 @@ static void test_range(const struct range *r)
 	/* Clean folios hold zeros: check them, then give still_works() its pattern. */
 	if (r->clean) {
 		zeros = check_file_zero();
-		if (zeros < 0 && fill())
+		if (zeros < 0 && fill_file(path, 0, SIZE, MiB, 5))
 			zeros = 0;
 	}
 	ksft_test_result(state && !err && before - after == r->folios * 2048L &&
@@ -228,18 +211,23 @@ static void test_ranges(void)
 		test_range(&ranges[i]);
 }
 
+/*
+ * @pmd: the file's folios are PMD-mapped before the split.  Not so under
+ * mlock of a private writable mapping: mlock faults it in for writing, so
+ * it holds anonymous copies and the file's folios are not mapped at all.
+ */
 static const struct mapped {
 	const char *what;
-	int flags, lock, child;
+	int flags, lock, child, pmd;
 } mapped[] = {
-	{ "shared PMD mapping, two processes", MAP_SHARED, 0, 1 },
-	{ "private mapping", MAP_PRIVATE, 0, 0 },
-	{ "mlocked shared mapping", MAP_SHARED, 1, 0 },
-	{ "mlocked private mapping", MAP_PRIVATE, 1, 1 },
+	{ "shared PMD mapping, two processes", MAP_SHARED, 0, 1, 1 },
+	{ "private mapping", MAP_PRIVATE, 0, 0, 1 },
+	{ "mlocked shared mapping", MAP_SHARED, 1, 0, 1 },
+	{ "mlocked private mapping", MAP_PRIVATE, 1, 1, 0 },
 };
 
 /* PMD-mapped by this process and a child; both see the data after. */
-static void test_mapped(const char *what, int flags, int lock, int child)
+static void test_mapped(const char *what, int flags, int lock, int child, int pmd)
 {
 	int fd, go[2], ready[2], st = 0, ok;
 	unsigned char *p;
@@ -296,7 +284,8 @@ static void test_mapped(const char *what, int flags, int lock, int child)
 	}
 	munmap(p, SIZE);
 	close(fd);
-	ksft_test_result(ok && after == before - 4 * 2048 && pmd_after == 0 && still_works(),
+	ksft_test_result(ok && after == before - 4 * 2048 && pmd_before == (pmd ? 8192 : 0) &&
+			 pmd_after == 0 && still_works(),
 			 "split: %s: data intact in %s, FileHugePages %ld -> %ld kB, FilePmdMapped %ld -> %ld kB\n",
 			 what, child ? "both processes" : "the mapping", before, after, pmd_before, pmd_after);
 }
@@ -306,7 +295,8 @@ static void test_all_mapped(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(mapped); i++)
-		test_mapped(mapped[i].what, mapped[i].flags, mapped[i].lock, mapped[i].child);
+		test_mapped(mapped[i].what, mapped[i].flags, mapped[i].lock, mapped[i].child,
+			    mapped[i].pmd);
 }
 
 /* A pipe holds a reference to a page of folio 0: its split must fail. */
