@@ -126,6 +126,14 @@ static void pollute_eof(long n)
 	munmap(p, PAGE);
 }
 
+/* A call of op @n failed: say which and why; the run stops at @off. */
+static long long op_failed(long n, enum op op, uint64_t off)
+{
+	msg("seed %llu op %ld: %s at %#llx failed: %s\n", (unsigned long long)f.seed, n,
+	    op_name[op], (unsigned long long)off, strerror(errno));
+	return off;
+}
+
 static long long one(long n, uint64_t *st)
 {
 	enum op op = rng_next(st) % NR_OPS;
@@ -154,7 +162,7 @@ static long long one(long n, uint64_t *st)
 	case WRITE:
 		pattern_fill(f.shadow + off, len, off, f.seed + n);
 		if (pwrite(f.fd, f.shadow + off, len, off) != (ssize_t)len)
-			return off;
+			return op_failed(n, op, off);
 		if (off + len > f.size)
 			f.size = off + len;
 		break;
@@ -169,17 +177,17 @@ static long long one(long n, uint64_t *st)
 		break;
 	case TRUNCATE:
 		if (ftruncate(f.fd, off))
-			return off;
+			return op_failed(n, op, off);
 		resize(off);
 		break;
 	case PUNCH:
 		if (fallocate(f.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len))
-			return off;
+			return op_failed(n, op, off);
 		memset(f.shadow + off, 0, len);
 		break;
 	case FALLOC:
 		if (fallocate(f.fd, r & 8 ? FALLOC_FL_KEEP_SIZE : 0, off, len))
-			return off;
+			return op_failed(n, op, off);
 		if (!(r & 8) && off + len > f.size)
 			f.size = off + len;
 		break;
