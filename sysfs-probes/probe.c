@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 int probe_node;
-int probe_require;
 static struct { const char *path; char value[64]; } saved[8];
 static int nr_saved;
 static char mounts[8][64];
@@ -49,12 +48,12 @@ int config_has(const char *opt)
 void probe_init(int argc, char **argv, const char *opt)
 {
 	const char *req = getenv("THP_REQUIRE");
+	int require = req && !strcmp(req, "1");
 	int i;
 
-	probe_require = req && !strcmp(req, "1");
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--require")) {
-			probe_require = 1;
+			require = 1;
 		} else if (!strcmp(argv[i], "--node") && i + 1 < argc) {
 			probe_node = atoi(argv[++i]);
 		} else {
@@ -67,7 +66,7 @@ void probe_init(int argc, char **argv, const char *opt)
 	ksft_print_header();
 	atexit(cleanup);
 	if (opt && !config_has(opt)) {
-		if (probe_require) {
+		if (require) {
 			ksft_set_plan(1);
 			ksft_test_result_fail("%s is not set in this kernel (--require)\n", opt);
 			ksft_exit_fail();

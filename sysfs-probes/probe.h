@@ -9,7 +9,6 @@
 #define SPLIT	"/sys/kernel/debug/split_huge_pages"
 
 extern int probe_node;		/* --node N: where memory should land */
-extern int probe_require;	/* --require or THP_REQUIRE=1: a skip fails */
 
 /*
  * Skip the whole probe unless the kernel has @opt (from /proc/config.gz);
