@@ -174,20 +174,15 @@ static void write_under(const char *dir, const char *defrag, struct stalls *d)
 	    d->compact, d->alloc, d->huge, d->fallback);
 }
 
-int main(int argc, char **argv)
+static const char *dir;
+
+/* Two results: under never (the claim), under always (the control). */
+static void test_defrag(void)
 {
 	struct stalls never, always;
-	const char *dir;
 	int moved;
 	long left;
 
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	if (access(SPLIT, W_OK) || access(DEFRAG, W_OK))
-		ksft_exit_skip("%s or %s not writable\n", SPLIT, DEFRAG);
-	ksft_set_plan(2);
-	dir = mount_fs("ramfs", "huge=always");
-	if (!dir)
-		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
 	/* All restored at exit. */
 	setting_set(PROACTIVE, "0");
 	setting_set(DEFRAG, "never");
@@ -211,5 +206,20 @@ int main(int argc, char **argv)
 	ksft_test_result(moved,
 			 "defrag: always, fragmented (control): compact_stall %+ld, allocstall_* %+ld (want > 0; %zu THPs split, %ld free 2 MiB blocks were left)\n",
 			 always.compact, always.alloc, nr_thp, left);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct probe_case cases[] = {
+		{ "defrag", test_defrag, 2 },
+	};
+
+	probe_init(argc, argv, PAGECACHE_OPT);
+	if (access(SPLIT, W_OK) || access(DEFRAG, W_OK))
+		ksft_exit_skip("%s or %s not writable\n", SPLIT, DEFRAG);
+	dir = mount_fs("ramfs", "huge=always");
+	if (!dir)
+		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

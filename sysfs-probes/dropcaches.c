@@ -29,34 +29,22 @@ static int log_lines(void)
 	return count;
 }
 
-int main(int argc, char **argv)
+static char written[128];
+static unsigned char *buf;
+static int fd;			/* the hole file, read once */
+
+static void test_drop(void)
 {
-	char written[128], hole[128];
-	unsigned char *buf = malloc(SIZE);
 	long long bad, z;
 	long fhp0, fhp1;
-	int fd, l0, l1, l2;
-	const char *dir;
+	int l0, l1, l2;
 
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	ksft_set_plan(4);
-	dir = mount_fs("ramfs", "huge=always");
-	if (!dir)
-		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
-	snprintf(written, sizeof(written), "%s/written", dir);
-	snprintf(hole, sizeof(hole), "%s/hole", dir);
-	write_file(written, SIZE, MiB, 13);
-	fd = open(hole, O_RDWR | O_CREAT, 0644);
-	if (fd < 0 || ftruncate(fd, SIZE) || pread(fd, buf, SIZE, 0) != SIZE)
-		ksft_exit_fail_msg("hole file: %s\n", strerror(errno));
-	vm_stat_refresh();
-	fhp0 = meminfo_kb("FileHugePages");
+	fhp0 = meminfo_now_kb("FileHugePages");
 
 	l0 = log_lines();
 	write_bytes(DROP, "3", 1);
 	l1 = log_lines();
-	vm_stat_refresh();
-	fhp1 = meminfo_kb("FileHugePages");
+	fhp1 = meminfo_now_kb("FileHugePages");
 	bad = check_file(written, SIZE, 13);
 	ksft_test_result(bad < 0, "dropcaches: written huge folios survive drop_caches=3 (mismatch %lld, FileHugePages %ld -> %ld kB)\n",
 			 bad, fhp0, fhp1);
@@ -72,6 +60,30 @@ int main(int argc, char **argv)
 	/* l1 >= 0: an unreadable log (-1 == -1) is no evidence. */
 	ksft_test_result(l1 >= 0 && l2 == l1,
 			 "dropcaches: after bit 4 no more lines (%d -> %d)\n", l1, l2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct probe_case cases[] = {
+		{ "drop_caches", test_drop, 4 },
+	};
+	char hole[128];
+	const char *dir;
+
+	probe_init(argc, argv, PAGECACHE_OPT);
+	/* Before the plan: a probe that cannot set up is a failure as a whole. */
+	buf = malloc(SIZE);
+	dir = mount_fs("ramfs", "huge=always");
+	if (!dir || !buf)
+		ksft_exit_fail_msg("mount/malloc: %s\n", strerror(errno));
+	snprintf(written, sizeof(written), "%s/written", dir);
+	snprintf(hole, sizeof(hole), "%s/hole", dir);
+	if (write_file(written, SIZE, MiB, 13))
+		ksft_exit_fail_msg("write %s: %s\n", written, strerror(errno));
+	fd = open(hole, O_RDWR | O_CREAT, 0644);
+	if (fd < 0 || ftruncate(fd, SIZE) || pread(fd, buf, SIZE, 0) != SIZE)
+		ksft_exit_fail_msg("hole file: %s\n", strerror(errno));
+	probe_run(cases, ARRAY_SIZE(cases));
 	close(fd);
 	free(buf);
 	ksft_finished();

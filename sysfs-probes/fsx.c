@@ -3,12 +3,17 @@
 // fallocate and split on one file of several MiB, checked against a shadow
 // buffer (the op's range and a guard band after each op, the whole file
 // every --check ops and at the end).  On a mismatch it prints the seed, the
-// op number and the last ops, so that the run can be replayed.
+// op number and the last ops, so that the run can be replayed.  A second
+// result per seed: under huge=always some huge folio existed during the run
+// (FileHugePages rose), under huge=never none did; other policies and the
+// knob (which others flip meanwhile) promise nothing here, so no result.
 //
 // usage: probe-fsx [--seeds N] [--ops N] [--size BYTES] [--check N] [--first SEED]
 //                  [--huge always|within_size|advise|never|knob]  (ramfs huge=;
 //                  knob: no huge= option, the page_cache knob decides)
-//                  [--corrupt OP]  (flip a byte at op OP: the check must catch it)
+//                  [--corrupt]  (flip one byte of the file behind fsx's back just
+//                  before a whole-file check: the seed's result passes only if
+//                  that check reports the flipped offset)
 //                  [--pollute]  (after every size change and mapped write, store
 //                  garbage past EOF in the EOF page through a mapping, as
 //                  xfstests fsx -e 1 does: when the file grows it must read 0)
@@ -32,6 +37,7 @@ struct logent { long n; enum op op; uint64_t off, len, size; };
 
 static struct {
 	uint64_t max, size, seed;
+	long huge0, huge_peak;	/* FileHugePages at the start, its highest since */
 	int pollute;
 	unsigned char *shadow, *buf, *map;
 	struct logent log[LOG];
@@ -120,11 +126,20 @@ static void pollute_eof(long n)
 	munmap(p, PAGE);
 }
 
+/* A call of op @n failed: say which and why; the run stops at @off. */
+static long long op_failed(long n, enum op op, uint64_t off)
+{
+	msg("seed %llu op %ld: %s at %#llx failed: %s\n", (unsigned long long)f.seed, n,
+	    op_name[op], (unsigned long long)off, strerror(errno));
+	return off;
+}
+
 static long long one(long n, uint64_t *st)
 {
 	enum op op = rng_next(st) % NR_OPS;
 	uint64_t r = rng_next(st), off, len, old = f.size;
 	long long bad;
+	long kb;
 	char cmd[200];
 
 	off = pick_off(st, op == TRUNCATE || op == FALLOC || op == WRITE ? f.max : f.size);
@@ -147,7 +162,7 @@ static long long one(long n, uint64_t *st)
 	case WRITE:
 		pattern_fill(f.shadow + off, len, off, f.seed + n);
 		if (pwrite(f.fd, f.shadow + off, len, off) != (ssize_t)len)
-			return off;
+			return op_failed(n, op, off);
 		if (off + len > f.size)
 			f.size = off + len;
 		break;
@@ -162,17 +177,17 @@ static long long one(long n, uint64_t *st)
 		break;
 	case TRUNCATE:
 		if (ftruncate(f.fd, off))
-			return off;
+			return op_failed(n, op, off);
 		resize(off);
 		break;
 	case PUNCH:
 		if (fallocate(f.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len))
-			return off;
+			return op_failed(n, op, off);
 		memset(f.shadow + off, 0, len);
 		break;
 	case FALLOC:
 		if (fallocate(f.fd, r & 8 ? FALLOC_FL_KEEP_SIZE : 0, off, len))
-			return off;
+			return op_failed(n, op, off);
 		if (!(r & 8) && off + len > f.size)
 			f.size = off + len;
 		break;
@@ -190,45 +205,74 @@ static long long one(long n, uint64_t *st)
 		bad = compare(old, PAGE);
 	if (f.size != old || op == MAPWRITE)
 		pollute_eof(n);
+	/* Exact without a refresh: it moves by 512 pages, past any per-CPU batch. */
+	kb = meminfo_kb("FileHugePages") - f.huge0;
+	if (kb > f.huge_peak)
+		f.huge_peak = kb;
 	return bad;
 }
 
-/* --corrupt N: flip a file byte behind the shadow's back at op N. */
-static long corrupt_at = -1;
+/*
+ * --corrupt: flip one byte of the file behind fsx's back (another open file,
+ * the shadow untouched), as a bug would, just before a whole-file check so
+ * that no op can overwrite it first.  Returns its offset, or -1.
+ */
+static int corrupting;
 
-static void corrupt(void)
+static long long corrupt(uint64_t *st)
 {
+	long long at = rng_next(st) % f.size;
+	int fd = open(f.path, O_RDWR);
 	unsigned char b;
+	int ok;
 
-	if (f.size && pread(f.fd, &b, 1, f.size / 2) == 1) {
-		b ^= 0x20;
-		if (pwrite(f.fd, &b, 1, f.size / 2) != 1)
-			msg("corrupt: pwrite failed\n");
-	}
+	ok = fd >= 0 && pread(fd, &b, 1, at) == 1;
+	b ^= 0x20;
+	ok = ok && pwrite(fd, &b, 1, at) == 1;
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		msg("corrupt: flipping the byte at %lld: %s\n", at, strerror(errno));
+	return ok ? at : -1;
 }
 
-static int run(uint64_t seed, long ops, long check)
+/*
+ * One seed.  Returns the first mismatch (-1: none) and, with --corrupt,
+ * where the byte was flipped (@flipped, -1: not done) and after which op.
+ */
+static long long run(uint64_t seed, long ops, long check, long long *flipped, long *flip_op)
 {
-	uint64_t st = seed;
+	uint64_t st = seed, cst = ~seed;
 	long n;
 	long long bad = -1;
 
+	*flipped = -1;
+	*flip_op = -1;
 	f.seed = seed;
 	f.size = 0;
 	memset(f.shadow, 0, f.max);
 	memset(f.log, 0, sizeof(f.log));
 	unlink(f.path);
+	f.huge0 = meminfo_now_kb("FileHugePages");
+	f.huge_peak = 0;
 	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	f.map = mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
-	if (f.fd < 0 || f.map == MAP_FAILED) {
+	f.map = f.fd < 0 ? MAP_FAILED :
+		mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
+	if (f.map == MAP_FAILED) {
 		msg("open/mmap %s: %s\n", f.path, strerror(errno));
+		if (f.fd >= 0)
+			close(f.fd);
 		return 0;
 	}
 	for (n = 0; n < ops && bad < 0; n++) {
+		int full = n % check == check - 1 || n == ops - 1;
+
 		bad = one(n, &st);
-		if (n == corrupt_at)
-			corrupt();
-		if (bad < 0 && (n % check == check - 1 || n == ops - 1))
+		if (bad < 0 && full && corrupting && *flipped < 0 && f.size) {
+			*flipped = corrupt(&cst);
+			*flip_op = n;
+		}
+		if (bad < 0 && full)
 			bad = compare(0, f.max);
 	}
 	if (bad >= 0)
@@ -236,19 +280,39 @@ static int run(uint64_t seed, long ops, long check)
 	munmap(f.map, f.max);
 	close(f.fd);
 	unlink(f.path);
-	return bad < 0;
+	return bad;
+}
+
+/* Second result of a seed: were there huge folios, as the mount says? */
+static void result_huge(const char *mopts, uint64_t seed)
+{
+	int always = !strcmp(mopts, "huge=always");
+
+	if (!has_pagecache_thp()) {
+		ksft_test_result_skip("fsx: seed %llu: huge folios not checked: no %s\n",
+				      (unsigned long long)seed, PAGECACHE_OPT);
+		return;
+	}
+	ksft_test_result(always ? f.huge_peak > 0 : f.huge_peak == 0,
+			 "fsx: seed %llu, ramfs -o '%s': FileHugePages at most %+ld kB during the run (want %s)\n",
+			 (unsigned long long)seed, mopts, f.huge_peak, always ? "> 0" : "0");
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t v, first = 1;
 	long seeds = 3, ops = 5000, check = 500, i;
+	unsigned int per_seed;
 	char mopts[32] = "huge=always";
 	const char *dir;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--pollute")) {
 			f.pollute = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--corrupt")) {
+			corrupting = 1;
 			continue;
 		}
 		if (i + 1 == argc) {
@@ -280,8 +344,6 @@ int main(int argc, char **argv)
 			check = v;
 		else if (!strcmp(argv[i], "--first"))
 			first = v;
-		else if (!strcmp(argv[i], "--corrupt"))
-			corrupt_at = v;
 		else {
 			fprintf(stderr, "probe-fsx: unknown option %s\n", argv[i]);
 			return 2;
@@ -290,22 +352,37 @@ int main(int argc, char **argv)
 	}
 	if (!f.max)
 		f.max = 9 * MiB + 12345;
+	/* Results per seed: the data, then the huge folios where promised. */
+	per_seed = 1 + (!strcmp(mopts, "huge=always") || !strcmp(mopts, "huge=never"));
 	probe_init(1, argv, NULL);
-	ksft_set_plan(seeds);
 	dir = mount_fs("ramfs", mopts);
 	if (!dir)
 		ksft_exit_fail_msg("mount ramfs -o '%s': %s\n", mopts, strerror(errno));
 	snprintf(f.path, sizeof(f.path), "%s/fsx", dir);
 	f.shadow = malloc(f.max);
 	f.buf = malloc(f.max + GUARD);
+	if (!f.shadow || !f.buf)
+		ksft_exit_fail_msg("malloc %llu: %s\n", (unsigned long long)f.max, strerror(errno));
+	ksft_set_plan(seeds * per_seed);
 	for (i = 0; i < seeds; i++) {
+		unsigned int start = ksft_test_num();
 		double t0 = now_s();
-		int ok = run(first + i, ops, check);
+		long long flipped, bad;
+		long flip_op;
 
-		ksft_test_result(ok, "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s (%.1fs, FileHugePages %ld kB at end)\n",
-				 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
-				 mopts, f.pollute ? ", post-EOF pollution" : "", now_s() - t0,
-				 meminfo_kb("FileHugePages"));
+		bad = run(first + i, ops, check, &flipped, &flip_op);
+		if (corrupting)
+			ksft_test_result(flipped >= 0 && bad == flipped,
+					 "fsx: --corrupt seed %llu: byte flipped at offset %lld after op %ld, fsx's check reported offset %lld\n",
+					 (unsigned long long)(first + i), flipped, flip_op, bad);
+		else
+			ksft_test_result(bad < 0, "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s (%.1fs, FileHugePages %ld kB at end)\n",
+					 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
+					 mopts, f.pollute ? ", post-EOF pollution" : "", now_s() - t0,
+					 meminfo_kb("FileHugePages"));
+		if (per_seed == 2)
+			result_huge(mopts, first + i);
+		probe_case_end(start, per_seed, "fsx seed");
 	}
 	ksft_finished();
 }

@@ -17,13 +17,23 @@ static const struct { const char *in, *want; } valid[] = {
 	{ "1\n", "always" }, { "deny", "deny" }, { "force", "force" },
 };
 
-struct junk { const char *name; const char *buf; size_t len; };
+static char big[4096];	/* 4 KiB of 'a', filled by test_junk() */
+static const struct { const char *name; const char *buf; size_t len; } junk[] = {
+	{ "a lone newline", "\n", 1 }, { "a space", " ", 1 },
+	{ "spaces around", " always ", 8 }, { "2", "2", 1 },
+	{ "-1", "-1", 2 }, { "two newlines", "always\n\n", 8 },
+	{ "4 KiB of a", big, sizeof(big) - 1 },
+	{ "NUL then junk", "always\0junk", 11 },
+	{ "partial word", "alw", 3 }, { "longer word", "alwaysx", 7 },
+	{ "upper case", "ALWAYS", 6 }, { "default", "default", 7 },
+	{ "01", "01", 2 }, { "never,always", "never,always", 12 },
+};
 
 static void test_valid(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(valid); i++) {
 		/* Start elsewhere, or an ignored write would read back right. */
 		const char *other = strcmp(valid[i].want, "never") ? "never" : "always";
 		int err = knob_set(other) ?: knob_set(valid[i].in);
@@ -38,21 +48,10 @@ static void test_valid(void)
 
 static void test_junk(void)
 {
-	static char big[4096];
-	const struct junk junk[] = {
-		{ "a lone newline", "\n", 1 }, { "a space", " ", 1 },
-		{ "spaces around", " always ", 8 }, { "2", "2", 1 },
-		{ "-1", "-1", 2 }, { "two newlines", "always\n\n", 8 },
-		{ "4 KiB of a", big, sizeof(big) - 1 },
-		{ "NUL then junk", "always\0junk", 11 },
-		{ "partial word", "alw", 3 }, { "longer word", "alwaysx", 7 },
-		{ "upper case", "ALWAYS", 6 }, { "default", "default", 7 },
-		{ "01", "01", 2 }, { "never,always", "never,always", 12 },
-	};
 	unsigned int i;
 
 	memset(big, 'a', sizeof(big) - 1);
-	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(junk); i++) {
 		const char *before, *after;
 		char was[32];
 		int err;
@@ -103,8 +102,9 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static void test_toggle_under_load(const char *dir)
+static void test_toggle_under_load(void)
 {
+	const char *dir = mount_fs("ramfs", "");
 	static const char *words[] = { "always", "never", "within_size", "1", "0" };
 	struct writer w[2];
 	pthread_t t[2];
@@ -112,9 +112,14 @@ static void test_toggle_under_load(const char *dir)
 	double end = now_s() + 3;
 	int i, flips = 0, ok = 1;
 
+	if (!dir) {
+		ksft_test_result_fail("knob: mount ramfs: %s\n", strerror(errno));
+		return;
+	}
 	for (i = 0; i < 2; i++) {
 		w[i] = (struct writer){ dir, i, &stop, -1 };
-		pthread_create(&t[i], NULL, writer, &w[i]);
+		if (pthread_create(&t[i], NULL, writer, &w[i]))
+			ksft_exit_fail_msg("knob: pthread_create failed\n");
 	}
 	while (now_s() < end) {
 		if (knob_set(words[flips++ % 5]))
@@ -134,17 +139,14 @@ static void test_toggle_under_load(const char *dir)
 
 int main(int argc, char **argv)
 {
-	const char *dir;
+	static const struct probe_case cases[] = {
+		{ "valid values", test_valid, ARRAY_SIZE(valid) },
+		{ "junk", test_junk, ARRAY_SIZE(junk) },
+		{ "empty write", test_empty_write, 1 },
+		{ "toggle under load", test_toggle_under_load, 1 },
+	};
 
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	ksft_set_plan(sizeof(valid) / sizeof(valid[0]) + 14 + 1 + 1);
-	test_valid();
-	test_junk();
-	test_empty_write();
-	dir = mount_fs("ramfs", "");
-	if (!dir)
-		ksft_test_result_fail("knob: mount ramfs: %s\n", strerror(errno));
-	else
-		test_toggle_under_load(dir);
+	probe_init(argc, argv, PAGECACHE_OPT);
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

@@ -62,7 +62,7 @@ static void one(const char *dir, int huge, enum how how)
 	size_t stride = huge ? HPAGE : PAGE, off;
 	long want_pmd = huge ? (long)(SIZE / KiB) : 0, pmd, d = -1, left;
 	unsigned char *p, *buf = malloc(SIZE);
-	volatile unsigned char sink;
+	volatile unsigned char sink = 0;
 	long long bad = 0;
 	char path[128];
 	int fd, ok;

@@ -84,7 +84,7 @@ static long eligible(const void *p)
 static long long read_back(int fd, size_t len)
 {
 	unsigned char *buf = malloc(MiB);
-	long long bad = -1;
+	long long bad = buf ? -1 : 0;
 	size_t off;
 
 	for (off = 0; off < len && bad < 0; off += MiB)
@@ -141,6 +141,21 @@ static void test_fault(const char *how)
 	close(fd);
 }
 
+static void fault_always(void)
+{
+	test_fault("");
+}
+
+static void fault_nohugepage(void)
+{
+	test_fault("MADV_NOHUGEPAGE");
+}
+
+static void fault_never(void)
+{
+	test_fault("never");
+}
+
 /* prctl() is for the whole process: do it in a child. */
 static void child_disable_thp(void)
 {
@@ -152,12 +167,18 @@ static void child_disable_thp(void)
 		/* _exit: the parent's atexit() cleanup is not ours to run. */
 		_exit(ksft_get_fail_cnt() ? 1 : 0);
 	}
-	waitpid(pid, &st, 0);
-	/* The child printed the TAP line; count it here. */
+	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+		ksft_test_result_fail("mmap: PR_SET_THP_DISABLE: fork/wait: %s\n", strerror(errno));
+		return;
+	}
+	/* Exit 0 or 1: the child printed the TAP line; count it here. */
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		ksft_inc_pass_cnt();
-	else
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
 		ksft_inc_fail_cnt();
+	else
+		ksft_test_result_fail("mmap: PR_SET_THP_DISABLE: the child died before its result (status %#x)\n",
+				      st);
 }
 
 /* Written by write(2), read through a PMD mapping; then the reverse. */
@@ -226,7 +247,8 @@ static void test_sigbus_past_eof(void)
 		(void)c;
 		_exit(0);
 	}
-	waitpid(pid, &st, 0);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = 0;		/* as if it exited: a failure */
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
 			 "mmap: 4 KiB file in a huge folio, mapped 2 MiB, touched at 1 MiB: SIGBUS (status %#x)\n",
 			 st);
@@ -244,7 +266,7 @@ static void test_private_cow(void)
 		touch_write(p, 8 * MiB);
 		bad = pattern_check(p, 8 * MiB, 0, 11);
 	}
-	z = pread(fd, buf, 8 * MiB, 0) == (ssize_t)(8 * MiB) ? zero_check(buf, 8 * MiB) : 0;
+	z = buf && pread(fd, buf, 8 * MiB, 0) == (ssize_t)(8 * MiB) ? zero_check(buf, 8 * MiB) : 0;
 	ksft_test_result(bad < 0 && z < 0,
 			 "mmap: MAP_PRIVATE write copies: mapping has the data (mismatch %lld), file still zeros (first non-zero %lld)\n",
 			 bad, z);
@@ -329,21 +351,24 @@ static void test_partial_mprotect(void)
 
 int main(int argc, char **argv)
 {
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	ksft_set_plan(2 + 3 + 7);
+	static const struct probe_case cases[] = {
+		{ "fault, always", fault_always, 2 },	/* faults, then munmap */
+		{ "fault, MADV_NOHUGEPAGE", fault_nohugepage, 1 },
+		{ "fault, never", fault_never, 1 },
+		{ "fault, PR_SET_THP_DISABLE", child_disable_thp, 1 },
+		{ "read through map", test_read_through_map, 1 },
+		{ "write keeps PMD", test_write_keeps_pmd, 1 },
+		{ "SIGBUS past EOF", test_sigbus_past_eof, 1 },
+		{ "private COW", test_private_cow, 1 },
+		{ "MADV_POPULATE_WRITE", test_populate_write, 1 },
+		{ "advise", test_advise, 1 },
+		{ "partial mprotect", test_partial_mprotect, 1 },
+	};
+
+	probe_init(argc, argv, PAGECACHE_OPT);
 	dir = mount_fs("ramfs", "");
 	if (!dir)
 		ksft_exit_fail_msg("mount ramfs: %s\n", strerror(errno));
-	test_fault("");
-	test_fault("MADV_NOHUGEPAGE");
-	test_fault("never");
-	child_disable_thp();
-	test_read_through_map();
-	test_write_keeps_pmd();
-	test_sigbus_past_eof();
-	test_private_cow();
-	test_populate_write();
-	test_advise();
-	test_partial_mprotect();
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

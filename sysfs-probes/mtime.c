@@ -67,25 +67,47 @@ static void one(const char *dir, const char *what, size_t maplen, size_t nread,
 	unlink(path);
 }
 
+/*
+ * Every page read first: PMDs on huge, PTEs on 4K; then one store.  Or one
+ * page read; fault-around maps its neighbours too: the store into the next
+ * page finds a PTE already there.  A 1 MiB VMA cannot take a PMD, so on
+ * huge=always the huge folio is mapped by PTEs.
+ */
+static const struct mtime_case {
+	int huge;
+	const char *what;
+	size_t maplen, nread, store;
+	int pmd;
+} cases_[] = {
+	{ 1, "huge=always, whole 4 MiB read (PMD)", SIZE, SIZE / PAGE, 3 * MiB + 5, 1 },
+	{ 0, "huge=never, whole 4 MiB read", SIZE, SIZE / PAGE, 3 * MiB + 5, 0 },
+	{ 1, "huge=always, 1 MiB VMA, one page read (PTEs)", MiB, 1, PAGE + 7, 0 },
+	{ 0, "huge=never, one page read (PTEs)", SIZE, 1, PAGE + 7, 0 },
+};
+static const char *huge, *small;
+
+static void test_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases_); i++) {
+		const struct mtime_case *c = &cases_[i];
+
+		one(c->huge ? huge : small, c->what, c->maplen, c->nread, c->store, c->pmd);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	const char *huge, *small;
+	static const struct probe_case cases[] = {
+		{ "stores", test_all, ARRAY_SIZE(cases_) },
+	};
 
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	ksft_set_plan(4);
+	probe_init(argc, argv, PAGECACHE_OPT);
 	huge = mount_fs("ramfs", "huge=always");
 	small = mount_fs("ramfs", "huge=never");
 	if (!huge || !small)
 		ksft_exit_fail_msg("mount ramfs: %s\n", strerror(errno));
-	/* Every page read first: PMDs on huge, PTEs on 4K; then one store. */
-	one(huge, "huge=always, whole 4 MiB read (PMD)", SIZE, SIZE / PAGE, 3 * MiB + 5, 1);
-	one(small, "huge=never, whole 4 MiB read", SIZE, SIZE / PAGE, 3 * MiB + 5, 0);
-	/*
-	 * One page read; fault-around maps its neighbours too: the store into
-	 * the next page finds a PTE already there.  A 1 MiB VMA cannot take a
-	 * PMD, so on huge=always the huge folio is mapped by PTEs.
-	 */
-	one(huge, "huge=always, 1 MiB VMA, one page read (PTEs)", MiB, 1, PAGE + 7, 0);
-	one(small, "huge=never, one page read (PTEs)", SIZE, 1, PAGE + 7, 0);
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

@@ -76,6 +76,16 @@ void probe_init(int argc, char **argv, const char *opt)
 	}
 }
 
+int has_pagecache_thp(void)
+{
+	static int has = -1;
+
+	/* The knob exists only with the option; a guest without zcat (boot-i386) has it too. */
+	if (has < 0)
+		has = !access(KNOB, F_OK) || config_has(PAGECACHE_OPT);
+	return has;
+}
+
 const char *setting_get(const char *path)
 {
 	static char buf[256];
@@ -154,16 +164,27 @@ const char *mount_fs(const char *type, const char *opts)
 	return dir;
 }
 
-int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
+int open_buf(const char *path, int flags, size_t len, unsigned char **buf)
 {
-	unsigned char *buf = malloc(bs);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), ret = 0;
-	size_t off;
+	int fd = open(path, flags, 0644);
 
-	if (fd < 0 || !buf) {
-		free(buf);
+	*buf = fd < 0 ? NULL : malloc(len);
+	if (fd >= 0 && !*buf) {
+		close(fd);
+		errno = ENOMEM;
 		return -1;
 	}
+	return fd;
+}
+
+int fill_file(const char *path, int flags, size_t len, size_t bs, uint64_t seed)
+{
+	unsigned char *buf;
+	int fd = open_buf(path, O_WRONLY | O_CREAT | flags, bs, &buf), ret = 0;
+	size_t off;
+
+	if (fd < 0)
+		return -1;
 	for (off = 0; off < len && !ret; off += bs) {
 		size_t n = len - off < bs ? len - off : bs;
 
@@ -176,17 +197,20 @@ int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
 	return ret;
 }
 
+int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
+{
+	return fill_file(path, O_TRUNC, len, bs, seed);
+}
+
 long long check_file(const char *path, size_t len, uint64_t seed)
 {
 	size_t bs = MiB, off;
-	unsigned char *buf = malloc(bs);
-	int fd = open(path, O_RDONLY);
+	unsigned char *buf;
+	int fd = open_buf(path, O_RDONLY, bs, &buf);
 	long long bad = -1;
 
-	if (fd < 0 || !buf) {
-		free(buf);
+	if (fd < 0)
 		return 0;
-	}
 	for (off = 0; off < len && bad < 0; off += bs) {
 		size_t n = len - off < bs ? len - off : bs;
 
@@ -204,6 +228,12 @@ long nr_file_pages(void)
 {
 	vm_stat_refresh();
 	return vmstat_get("nr_file_pages");
+}
+
+long meminfo_now_kb(const char *field)
+{
+	vm_stat_refresh();
+	return meminfo_kb(field);
 }
 
 long vmstat_sum(const char *prefix)

@@ -38,10 +38,21 @@ int knob_set(const char *word);
  */
 void require_knob(const char *word);
 
+/* The series' option, read once: feature checks SKIP (with it as the reason) without it. */
+int has_pagecache_thp(void);
+#define PAGECACHE_OPT	"CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE"
+
 /* A fresh ramfs (or tmpfs) mount with @opts; unmounted at exit. */
 const char *mount_fs(const char *type, const char *opts);
 
-/* A file of @len pattern bytes written with @bs-sized write(2)s. */
+/* open(@path, @flags, 0644) and a @len-byte buffer: the fd, or -1 and neither. */
+int open_buf(const char *path, int flags, size_t len, unsigned char **buf);
+/*
+ * @len pattern bytes written from offset 0 with @bs-sized write(2)s: into
+ * a new file (@flags O_TRUNC), or over what it has (0).  0, or -1.
+ */
+int fill_file(const char *path, int flags, size_t len, size_t bs, uint64_t seed);
+/* A new file of @len pattern bytes: fill_file(..., O_TRUNC, ...). */
 int write_file(const char *path, size_t len, size_t bs, uint64_t seed);
 /* Read it back: -1 if it matches the pattern, else the bad offset. */
 long long check_file(const char *path, size_t len, uint64_t seed);
@@ -64,6 +75,48 @@ long nr_file_pages(void);
 			 "%s: unlink gives it back: nr_file_pages %+ld from before (within %d)\n", \
 			 name, left_, (int)(slack));				\
 } while (0)
+
+/* FileHugePages (or ShmemHugePages...) of /proc/meminfo, per-CPU diffs folded first. */
+long meminfo_now_kb(const char *field);
+
+/*
+ * Plan == emitted, by construction.  A probe is a table of cases, each
+ * promising a number of TAP results (counted from the tables it loops
+ * over); probe_run() plans their sum, runs them in order and, after each,
+ * reports as failures the results an early return left out, or bails out
+ * if a case reported more.  Inline: it must use the probe's own copy of
+ * kselftest.h's static counters.
+ */
+struct probe_case {
+	const char *name;
+	void (*run)(void);
+	unsigned int results;
+};
+
+static inline void probe_case_end(unsigned int start, unsigned int want, const char *name)
+{
+	unsigned int got = ksft_test_num() - start;
+
+	if (got > want)
+		ksft_exit_fail_msg("%s reported %u results, %u planned\n", name, got, want);
+	while (got < want)
+		ksft_test_result_fail("%s: result %u of %u was not reported\n", name, ++got, want);
+}
+
+static inline void probe_run(const struct probe_case *c, size_t n)
+{
+	unsigned int plan = 0, start;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		plan += c[i].results;
+	ksft_set_plan(plan);
+	for (i = 0; i < n; i++) {
+		start = ksft_test_num();
+		c[i].run();
+		probe_case_end(start, c[i].results, c[i].name);
+	}
+}
 
 /* Sum of the /proc/vmstat counters whose names start with @prefix. */
 long vmstat_sum(const char *prefix);

@@ -2,6 +2,11 @@
 // offset class, clean/dirty, shared PMD mappings in two processes, private
 // and mlocked mappings, and a split that must fail (a pipe holds a page).
 // After each: data matches, counters agree, and the file keeps working.
+//
+// Clean and dirty: a ramfs folio that holds written data is dirty for good
+// (ramfs has no writeback to clean it), so a clean huge folio is one that a
+// read of a hole made, all zeros.  The cases check with /proc/kpageflags
+// that the folios were in the state their name says before the split.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -15,8 +20,53 @@
 
 #define SIZE	(8 * MiB)	/* four huge folios */
 
+#define NR	((int)(SIZE / HPAGE))
+#define KPF_DIRTY		4	/* include/uapi/linux/kernel-page-flags.h */
+#define KPF_COMPOUND_HEAD	15
+
 static const char *dir;
 static char path[128];
+
+/*
+ * The folios of the file, by their first page: how many are large (a
+ * compound head) and how many of those are dirty, from /proc/kpageflags
+ * through a read-only mapping (a read fault dirties nothing).  0, or -1
+ * if the kernel would not say.
+ */
+static int folio_states(int *heads, int *dirty)
+{
+	int fd = open(path, O_RDONLY), pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY), ret = -1;
+	unsigned char *p = fd < 0 ? MAP_FAILED : mmap(NULL, SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	uint64_t ent, flags;
+	unsigned int i;
+
+	*heads = *dirty = 0;
+	if (p != MAP_FAILED && pm >= 0 && kf >= 0) {
+		for (i = 0; i < (unsigned int)NR; i++) {
+			volatile unsigned char c = p[i * HPAGE];	/* map it */
+
+			(void)c;
+			/* pagemap: bit 63 present, bits 0-54 the PFN (root only). */
+			if (pread(pm, &ent, 8, (uintptr_t)(p + i * HPAGE) / PAGE * 8) != 8 ||
+			    !(ent >> 63) || !(ent & ((1ULL << 55) - 1)) ||
+			    pread(kf, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) != 8)
+				break;
+			*heads += flags >> KPF_COMPOUND_HEAD & 1;
+			*dirty += flags >> KPF_DIRTY & 1;
+		}
+		ret = i == (unsigned int)NR ? 0 : -1;
+	}
+	if (p != MAP_FAILED)
+		munmap(p, SIZE);
+	if (fd >= 0)
+		close(fd);
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ret;
+}
 
 static int split(uint64_t start, uint64_t end)
 {
@@ -70,51 +120,114 @@ static int still_works(void)
 	return bad < 0;
 }
 
-static void fresh(int clean)
+/* -1 if the whole file reads zeros, else the first offset that does not. */
+static long long check_file_zero(void)
 {
-	int fd;
+	unsigned char *buf;
+	int fd = open_buf(path, O_RDONLY, SIZE, &buf);
+	long long bad = 0;
 
-	unlink(path);
-	if (!clean) {
-		write_file(path, SIZE, MiB, 5);
-		return;
-	}
-	/* Clean folios: made by reading holes, then filled by mmap writes. */
-	fd = open(path, O_RDWR | O_CREAT, 0644);
-	if (fd >= 0 && !ftruncate(fd, SIZE)) {
-		unsigned char *buf = malloc(SIZE);
-
-		if (pread(fd, buf, SIZE, 0) == SIZE) {
-			pattern_fill(buf, SIZE, 0, 5);
-			if (pwrite(fd, buf, SIZE, 0) != SIZE)
-				msg("pwrite failed\n");
-		}
-		free(buf);
-	}
+	if (fd < 0)
+		return 0;
+	if (pread(fd, buf, SIZE, 0) == SIZE)
+		bad = zero_check(buf, SIZE);
 	close(fd);
+	free(buf);
+	return bad;
 }
 
-static void test_range(const char *what, uint64_t start, uint64_t end, int folios, int clean)
+/*
+ * A new file of four huge folios: dirty ones from write(2) of the pattern,
+ * or clean ones from read(2) of a hole (zeros).  0, or -1.
+ */
+static int fresh(int clean)
+{
+	unsigned char *buf;
+	int fd, ret = -1;
+
+	unlink(path);
+	if (!clean)
+		return write_file(path, SIZE, MiB, 5);
+	fd = open_buf(path, O_RDWR | O_CREAT, SIZE, &buf);
+	if (fd < 0)
+		return -1;
+	if (!ftruncate(fd, SIZE) && pread(fd, buf, SIZE, 0) == SIZE)
+		ret = 0;
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static const struct range {
+	const char *what;
+	uint64_t start, end;	/* in pages */
+	int folios;		/* how many it splits */
+	int clean;
+} ranges[] = {
+	{ "first subpage", 0, 1, 1, 0 },
+	{ "middle subpage", 512 + 256, 512 + 257, 1, 0 },
+	{ "last subpage", 511, 512, 1, 0 },
+	{ "three folios", 100, 3 * 512 - 1, 3, 0 },
+	{ "whole file", 0, SIZE / PAGE, 4, 0 },
+	{ "clean folios (read of holes, zeros)", 0, SIZE / PAGE, 4, 1 },
+	{ "past EOF (nothing)", SIZE / PAGE, 2 * SIZE / PAGE, 0, 0 },
+};
+
+static void test_range(const struct range *r)
 {
 	long before, after, splits, dirty, dirty0 = vmstat_get("nr_dirty");
-	int err;
+	int err, heads = 0, dirty_folios = 0, state, made;
+	long long zeros = -1;
 
-	fresh(clean);
+	made = fresh(r->clean);
+	/* As the name says: four huge folios, dirty or clean. */
+	state = !made && !folio_states(&heads, &dirty_folios) && heads == NR &&
+		dirty_folios == (r->clean ? 0 : NR);
 	before = fhp();
 	splits = vmstat_get("thp_split_page");
-	err = split(start, end);
+	err = split(r->start, r->end);
 	after = fhp();
 	splits = vmstat_get("thp_split_page") - splits;
 	dirty = vmstat_get("nr_dirty") - dirty0;
-	ksft_test_result(!err && before - after == folios * 2048L && splits == folios &&
-			 !dirty && still_works(),
-			 "split: %s [%#llx, %#llx): FileHugePages -%ld kB (want -%d), thp_split_page %+ld, nr_dirty %+ld, err %d\n",
-			 what, (unsigned long long)start, (unsigned long long)end, before - after,
-			 folios * 2048, splits, dirty, err);
+	/* Clean folios hold zeros: check them, then give still_works() its pattern. */
+	if (r->clean) {
+		zeros = check_file_zero();
+		if (zeros < 0 && fill_file(path, 0, SIZE, MiB, 5))
+			zeros = 0;
+	}
+	ksft_test_result(state && !err && before - after == r->folios * 2048L &&
+			 splits == r->folios && !dirty && zeros < 0 && still_works(),
+			 "split: %s [%#llx, %#llx): %d huge folios, %d dirty (want %d) before; FileHugePages -%ld kB (want -%d), thp_split_page %+ld, nr_dirty %+ld, err %d%s\n",
+			 r->what, (unsigned long long)r->start, (unsigned long long)r->end, heads,
+			 dirty_folios, r->clean ? 0 : (int)NR, before - after, r->folios * 2048,
+			 splits, dirty, err, zeros >= 0 ? ", zeros lost" : "");
 }
 
+static void test_ranges(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ranges); i++)
+		test_range(&ranges[i]);
+}
+
+/*
+ * @pmd: the file's folios are PMD-mapped before the split.  Not so under
+ * mlock of a private writable mapping: mlock faults it in for writing, so
+ * it holds anonymous copies and the file's folios are not mapped at all.
+ */
+static const struct mapped {
+	const char *what;
+	int flags, lock, child, pmd;
+} mapped[] = {
+	{ "shared PMD mapping, two processes", MAP_SHARED, 0, 1, 1 },
+	{ "private mapping", MAP_PRIVATE, 0, 0, 1 },
+	{ "mlocked shared mapping", MAP_SHARED, 1, 0, 1 },
+	{ "mlocked private mapping", MAP_PRIVATE, 1, 1, 0 },
+};
+
 /* PMD-mapped by this process and a child; both see the data after. */
-static void test_mapped(const char *what, int flags, int lock, int child)
+static void test_mapped(const char *what, int flags, int lock, int child, int pmd)
 {
 	int fd, go[2], ready[2], st = 0, ok;
 	unsigned char *p;
@@ -124,18 +237,21 @@ static void test_mapped(const char *what, int flags, int lock, int child)
 	uint64_t off;
 	char c;
 
-	fresh(0);
-	fd = open(path, O_RDWR);
-	p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, flags, fd, 0);
+	fd = fresh(0) ? -1 : open(path, O_RDWR);
+	p = fd < 0 ? MAP_FAILED : mmap(NULL, SIZE, PROT_READ | PROT_WRITE, flags, fd, 0);
 	if (p == MAP_FAILED) {
-		ksft_test_result_fail("split: %s: mmap: %s\n", what, strerror(errno));
+		ksft_test_result_fail("split: %s: write/mmap: %s\n", what, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
 	if (lock && mlock(p, SIZE))
 		msg("mlock: %s\n", strerror(errno));
 	for (off = 0; off < SIZE; off += PAGE)
 		sink += p[off];
-	if (child && !pipe(go) && !pipe(ready)) {
+	if (child) {
+		if (pipe(go) || pipe(ready))
+			ksft_exit_fail_msg("split: pipe: %s\n", strerror(errno));
 		pid = fork();
 		if (!pid) {
 			/* Fault our own PMDs in, wait for the split, then check. */
@@ -145,7 +261,7 @@ static void test_mapped(const char *what, int flags, int lock, int child)
 				_exit(2);
 			_exit(pattern_check(p, SIZE, 0, 5) < 0 ? 0 : 1);
 		}
-		if (read(ready[0], &c, 1) != 1)
+		if (pid < 0 || read(ready[0], &c, 1) != 1)
 			msg("child did not start\n");
 	}
 	pmd_before = (vm_stat_refresh(), meminfo_kb("FilePmdMapped"));
@@ -153,12 +269,14 @@ static void test_mapped(const char *what, int flags, int lock, int child)
 	split(0, SIZE / PAGE);
 	after = fhp();
 	pmd_after = meminfo_kb("FilePmdMapped");
-	ok = pattern_check(p, SIZE, 0, 5) < 0;
+	ok = pattern_check(p, SIZE, 0, 5) < 0 && (!child || pid > 0);
 	if (pid > 0) {
 		if (write(go[1], "g", 1) != 1)
 			msg("could not wake the child\n");
 		waitpid(pid, &st, 0);
 		ok = ok && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	if (child) {
 		close(go[0]);
 		close(go[1]);
 		close(ready[0]);
@@ -166,9 +284,19 @@ static void test_mapped(const char *what, int flags, int lock, int child)
 	}
 	munmap(p, SIZE);
 	close(fd);
-	ksft_test_result(ok && after == before - 4 * 2048 && pmd_after == 0 && still_works(),
+	ksft_test_result(ok && after == before - 4 * 2048 && pmd_before == (pmd ? 8192 : 0) &&
+			 pmd_after == 0 && still_works(),
 			 "split: %s: data intact in %s, FileHugePages %ld -> %ld kB, FilePmdMapped %ld -> %ld kB\n",
 			 what, child ? "both processes" : "the mapping", before, after, pmd_before, pmd_after);
+}
+
+static void test_all_mapped(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mapped); i++)
+		test_mapped(mapped[i].what, mapped[i].flags, mapped[i].lock, mapped[i].child,
+			    mapped[i].pmd);
 }
 
 /* A pipe holds a reference to a page of folio 0: its split must fail. */
@@ -178,10 +306,18 @@ static void test_pinned(void)
 	int fd, pfd[2], err;
 	loff_t off = 0;
 
-	fresh(0);
-	fd = open(path, O_RDONLY);
-	if (pipe(pfd) || splice(fd, &off, pfd[1], NULL, PAGE, 0) != PAGE) {
+	fd = fresh(0) ? -1 : open(path, O_RDONLY);
+	if (fd < 0 || pipe(pfd)) {
+		ksft_test_result_fail("split: pinned: write/pipe: %s\n", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (splice(fd, &off, pfd[1], NULL, PAGE, 0) != PAGE) {
 		ksft_test_result_fail("split: pinned: splice: %s\n", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		close(fd);
 		return;
 	}
 	before = fhp();
@@ -205,25 +341,19 @@ static void test_pinned(void)
 
 int main(int argc, char **argv)
 {
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	static const struct probe_case cases[] = {
+		{ "ranges", test_ranges, ARRAY_SIZE(ranges) },
+		{ "mapped", test_all_mapped, ARRAY_SIZE(mapped) },
+		{ "pinned", test_pinned, 2 },
+	};
+
+	probe_init(argc, argv, PAGECACHE_OPT);
 	if (access(SPLIT, W_OK))
 		ksft_exit_skip("%s not writable (debugfs?)\n", SPLIT);
-	ksft_set_plan(7 + 4 + 2);
 	dir = mount_fs("ramfs", "huge=always");
 	if (!dir)
 		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
 	snprintf(path, sizeof(path), "%s/split", dir);
-	test_range("first subpage", 0, 1, 1, 0);
-	test_range("middle subpage", 512 + 256, 512 + 257, 1, 0);
-	test_range("last subpage", 511, 512, 1, 0);
-	test_range("three folios", 100, 3 * 512 - 1, 3, 0);
-	test_range("whole file", 0, SIZE / PAGE, 4, 0);
-	test_range("clean folios from reads", 0, SIZE / PAGE, 4, 1);
-	test_range("past EOF (nothing)", SIZE / PAGE, 2 * SIZE / PAGE, 0, 0);
-	test_mapped("shared PMD mapping, two processes", MAP_SHARED, 0, 1);
-	test_mapped("private mapping", MAP_PRIVATE, 0, 0);
-	test_mapped("mlocked shared mapping", MAP_SHARED, 1, 0);
-	test_mapped("mlocked private mapping", MAP_PRIVATE, 1, 1);
-	test_pinned();
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

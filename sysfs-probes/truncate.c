@@ -16,6 +16,8 @@ static const uint64_t cuts[] = { 0, 1, 4095, 4096, HPAGE - 1, HPAGE, HPAGE + 1,
 #define NCUTS (sizeof(cuts) / sizeof(cuts[0]))
 
 static unsigned char buf[SIZE];
+static const char *dir;
+static long dirty0;
 
 /* Expect pattern in [0, from) and [to, SIZE), zeros in [from, to). */
 static long long check(int fd, uint64_t from, uint64_t to)
@@ -31,7 +33,7 @@ static long long check(int fd, uint64_t from, uint64_t to)
 	return pattern_check(buf + to, SIZE - to, to, 5);
 }
 
-static void cut(const char *dir, uint64_t at, int punch)
+static void cut(uint64_t at, int punch)
 {
 	char path[128];
 	long before, after, want;
@@ -39,8 +41,13 @@ static void cut(const char *dir, uint64_t at, int punch)
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/t", dir);
-	write_file(path, SIZE, MiB, 5);
-	fd = open(path, O_RDWR);
+	fd = write_file(path, SIZE, MiB, 5) ? -1 : open(path, O_RDWR);
+	if (fd < 0) {
+		ksft_test_result_fail("truncate: %s at %llu: write %s: %s\n", punch ? "punch" : "cut",
+				      (unsigned long long)at, path, strerror(errno));
+		unlink(path);
+		return;
+	}
 	before = meminfo_kb("FileHugePages");
 	if (punch) {
 		/* Punch [at, at + 2M + 1): covers a whole folio or two partials. */
@@ -67,25 +74,43 @@ static void cut(const char *dir, uint64_t at, int punch)
 	unlink(path);
 }
 
+static void test_truncates(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCUTS; i++)
+		cut(cuts[i], 0);
+}
+
+static void test_punches(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCUTS; i++)
+		cut(cuts[i], 1);
+}
+
+/* ramfs folios are never counted dirty: splits must not uncount them. */
+static void test_dirty(void)
+{
+	ksft_test_result(vmstat_get("nr_dirty") == dirty0,
+			 "truncate: nr_dirty unchanged across splits (%ld -> %ld)\n",
+			 dirty0, vmstat_get("nr_dirty"));
+}
+
 int main(int argc, char **argv)
 {
-	const char *dir;
-	unsigned int i;
-	long dirty0;
+	static const struct probe_case cases[] = {
+		{ "truncate", test_truncates, NCUTS },
+		{ "punch", test_punches, NCUTS },
+		{ "nr_dirty", test_dirty, 1 },
+	};
 
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
-	ksft_set_plan(2 * NCUTS + 1);
+	probe_init(argc, argv, PAGECACHE_OPT);
 	dir = mount_fs("ramfs", "huge=always");
 	if (!dir)
 		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
 	dirty0 = vmstat_get("nr_dirty");
-	for (i = 0; i < NCUTS; i++)
-		cut(dir, cuts[i], 0);
-	for (i = 0; i < NCUTS; i++)
-		cut(dir, cuts[i], 1);
-	/* ramfs folios are never counted dirty: splits must not uncount them. */
-	ksft_test_result(vmstat_get("nr_dirty") == dirty0,
-			 "truncate: nr_dirty unchanged across splits (%ld -> %ld)\n",
-			 dirty0, vmstat_get("nr_dirty"));
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

@@ -66,7 +66,9 @@ static void *reader(void *arg)
 	ssize_t n;
 
 	pin_cpu(1);
-	while (!stop) {
+	if (!buf)
+		msg("reader: no memory: faults alone race the truncation\n");
+	while (buf && !stop) {
 		off = rng_next(&st) % BIG;
 		len = rng_next(&st) % (4 * MiB) + 1;	/* spans folios */
 		n = pread(fd, buf, len, off);
@@ -84,7 +86,7 @@ static void *reader(void *arg)
 static void *toucher(void *arg)
 {
 	uint64_t st = (uintptr_t)arg;
-	volatile unsigned char sink;
+	volatile unsigned char sink = 0;
 
 	pin_cpu(1);
 	while (!stop) {
@@ -129,17 +131,22 @@ static void race(const char *dir, const char *what, uint64_t seed, int small)
 	snprintf(path, sizeof(path), "%s/race", dir);
 	snprintf(name, sizeof(name), "truncrace: %s", what);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	map = mmap(NULL, MAPLEN, PROT_READ, MAP_SHARED, fd, 0);
-	if (fd < 0 || map == MAP_FAILED || !data) {
-		ksft_test_result_fail("%s: open/mmap: %s\n", name, strerror(errno));
-		ksft_test_result_fail("%s: unlink (not reached)\n", name);
-		return;
+	map = fd < 0 ? MAP_FAILED : mmap(NULL, MAPLEN, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || !data) {
+		ksft_test_result_fail("%s: open/mmap/malloc: %s\n", name, strerror(errno));
+		if (map != MAP_FAILED)
+			munmap(map, MAPLEN);
+		if (fd >= 0)
+			close(fd);
+		free(data);
+		return;		/* probe_case_end() fails the unlink result */
 	}
 	pattern_fill(data, BIG, 0, seed);
 	stop = 0;
 	read_hits = fault_hits = read_cuts = 0;
-	pthread_create(&t[0], NULL, reader, (void *)(uintptr_t)(seed + 1));
-	pthread_create(&t[1], NULL, toucher, (void *)(uintptr_t)(seed + 2));
+	if (pthread_create(&t[0], NULL, reader, (void *)(uintptr_t)(seed + 1)) ||
+	    pthread_create(&t[1], NULL, toucher, (void *)(uintptr_t)(seed + 2)))
+		ksft_exit_fail_msg("%s: pthread_create failed\n", name);
 	pin_cpu(0);
 	for (r = 0; r < ROUNDS && now_s() - t0 < SECONDS; r++) {
 		long excess, hits0 = read_hits + fault_hits;
@@ -183,23 +190,41 @@ static void race(const char *dir, const char *what, uint64_t seed, int small)
 	result_unlinked(name, path, base, SLACK);
 }
 
+static const char *huge, *dflt, *never;
+
+static void race_huge(void)
+{
+	race(huge, "huge=always", 1, 0);
+}
+
+static void race_default(void)
+{
+	race(dflt, "default policy", 2, 0);
+}
+
+static void race_never(void)
+{
+	race(never, "huge=never", 3, 1);
+}
+
 int main(int argc, char **argv)
 {
+	static const struct probe_case cases[] = {
+		{ "huge=always", race_huge, 2 },	/* the race, then unlink */
+		{ "default policy", race_default, 2 },
+		{ "huge=never", race_never, 2 },
+	};
 	struct sigaction sa = { .sa_handler = on_bus };
-	const char *huge, *dflt, *never;
 
-	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE");
+	probe_init(argc, argv, PAGECACHE_OPT);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		ksft_exit_skip("needs two CPUs\n");
-	ksft_set_plan(3 * 2);
 	sigaction(SIGBUS, &sa, NULL);
 	huge = mount_fs("ramfs", "huge=always");
 	dflt = mount_fs("ramfs", "");
 	never = mount_fs("ramfs", "huge=never");
 	if (!huge || !dflt || !never)
 		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
-	race(huge, "huge=always", 1, 0);
-	race(dflt, "default policy", 2, 0);
-	race(never, "huge=never", 3, 1);
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

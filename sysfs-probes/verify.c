@@ -1,6 +1,8 @@
 // Data: random writes of random lengths (1 byte up to 3 MiB, unaligned,
 // across 2 MiB boundaries) read back identical to a shadow buffer, holes
 // read zeros; on ramfs with huge folios and without, and tmpfs huge=always.
+// On the huge mounts every 2 MiB range a write touched must be one huge
+// folio (FileHugePages, ShmemHugePages for tmpfs); on the 4K mount none.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -12,7 +14,22 @@
 
 #define FILE_MAX	(12 * MiB)
 
+#define SEEDS		3
+#define OPS		300
+
 static unsigned char *shadow, *buf;
+
+static const struct mnt {
+	const char *type, *opts, *what;
+	const char *counter;	/* of /proc/meminfo: this fs's huge folios */
+	int huge;		/* 1: each written 2 MiB range is a huge folio; 0: none */
+	int feature;		/* ramfs huge= needs the series: without it, a SKIP */
+} mnts[] = {
+	{ "ramfs", "huge=always", "ramfs huge=always", "FileHugePages", 1, 1 },
+	{ "ramfs", "huge=never", "ramfs huge=never", "FileHugePages", 0, 0 },
+	{ "tmpfs", "huge=always", "tmpfs huge=always", "ShmemHugePages", 1, 0 },
+};
+static const char *dirs[ARRAY_SIZE(mnts)];
 
 /* Offsets near 2 MiB boundaries half of the time: where folios meet. */
 static uint64_t pick(uint64_t *st, uint64_t max)
@@ -24,23 +41,41 @@ static uint64_t pick(uint64_t *st, uint64_t max)
 	return ((r >> 8) % (max / HPAGE)) * HPAGE + ((r >> 40) % 17) - 8 + HPAGE;
 }
 
-static void run(const char *dir, const char *what, uint64_t seed, int ops)
+/* The huge folios of one run, against what the mount promises. */
+static void result_huge(const struct mnt *m, uint64_t seed, long kb, long ranges)
+{
+	long want = m->huge ? ranges * (long)(HPAGE / KiB) : 0;
+
+	if (m->feature && !has_pagecache_thp()) {
+		ksft_test_result_skip("verify: %s seed %llu: huge folios not checked: no %s (%s %+ld kB)\n",
+				      m->what, (unsigned long long)seed, PAGECACHE_OPT, m->counter, kb);
+		return;
+	}
+	ksft_test_result(kb == want,
+			 "verify: %s seed %llu: %s %+ld kB while the file existed (want %+ld: %ld 2 MiB ranges written)\n",
+			 m->what, (unsigned long long)seed, m->counter, kb, want, ranges);
+}
+
+/* Two results: the data, then the huge folios it was kept in. */
+static void run(const struct mnt *m, const char *dir, uint64_t seed)
 {
 	uint64_t st = seed, size = 0;
 	long long bad = -1;
-	char path[128];
-	int fd, i;
+	char path[128], touched[FILE_MAX / HPAGE] = { 0 };
+	long kb0, kb = 0, ranges = 0;
+	int fd = -1, i;
 
 	if (!dir) {
-		ksft_test_result_fail("verify: %s: could not mount\n", what);
-		return;
+		ksft_test_result_fail("verify: %s: could not mount\n", m->what);
+		return;		/* probe_case_end() fails the huge result */
 	}
 	snprintf(path, sizeof(path), "%s/v", dir);
+	kb0 = meminfo_now_kb(m->counter);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	memset(shadow, 0, FILE_MAX);
-	for (i = 0; i < ops && fd >= 0; i++) {
+	for (i = 0; i < OPS && fd >= 0; i++) {
 		uint64_t off = pick(&st, FILE_MAX - 1) % (FILE_MAX - 1);
-		uint64_t r = rng_next(&st), len;
+		uint64_t r = rng_next(&st), len, h;
 
 		len = r % 4 == 0 ? 1 : r % 4 == 1 ? (r >> 8) % 4096 + 1 : (r >> 8) % (3 * MiB) + 1;
 		if (off + len > FILE_MAX)
@@ -50,6 +85,8 @@ static void run(const char *dir, const char *what, uint64_t seed, int ops)
 			bad = off;
 			break;
 		}
+		for (h = off / HPAGE; h <= (off + len - 1) / HPAGE; h++)
+			touched[h] = 1;
 		if (off + len > size)
 			size = off + len;
 	}
@@ -65,31 +102,47 @@ static void run(const char *dir, const char *what, uint64_t seed, int ops)
 					break;
 				}
 	}
-	if (fd >= 0)
+	if (fd >= 0) {
+		kb = meminfo_now_kb(m->counter) - kb0;
 		close(fd);
+	}
+	for (i = 0; i < (int)sizeof(touched); i++)
+		ranges += touched[i];
 	ksft_test_result(fd >= 0 && bad < 0,
-			 "verify: %s seed %llu: %d random writes read back (size %llu, first mismatch %lld), FileHugePages %ld kB\n",
-			 what, (unsigned long long)seed, ops, (unsigned long long)size, bad,
-			 meminfo_kb("FileHugePages"));
+			 "verify: %s seed %llu: %d random writes read back (size %llu, first mismatch %lld)\n",
+			 m->what, (unsigned long long)seed, OPS, (unsigned long long)size, bad);
+	if (fd >= 0)
+		result_huge(m, seed, kb, ranges);
 	unlink(path);
+}
+
+static void test_all(void)
+{
+	unsigned int s, i;
+
+	for (s = 1; s <= SEEDS; s++)
+		for (i = 0; i < ARRAY_SIZE(mnts); i++) {
+			unsigned int start = ksft_test_num();
+
+			run(&mnts[i], dirs[i], s + 100 * i);
+			probe_case_end(start, 2, mnts[i].what);
+		}
 }
 
 int main(int argc, char **argv)
 {
-	const char *huge, *small, *tmpfs;
-	int s;
+	static const struct probe_case cases[] = {
+		{ "random writes", test_all, SEEDS * ARRAY_SIZE(mnts) * 2 },
+	};
+	unsigned int i;
 
 	probe_init(argc, argv, NULL);
-	ksft_set_plan(3 * 3);
 	shadow = malloc(FILE_MAX);
 	buf = malloc(FILE_MAX);
-	huge = mount_fs("ramfs", "huge=always");
-	small = mount_fs("ramfs", "huge=never");
-	tmpfs = mount_fs("tmpfs", "huge=always");
-	for (s = 1; s <= 3; s++) {
-		run(huge, "ramfs huge=always", s, 300);
-		run(small, "ramfs huge=never", s + 100, 300);
-		run(tmpfs, "tmpfs huge=always", s + 200, 300);
-	}
+	if (!shadow || !buf)
+		ksft_exit_fail_msg("malloc: %s\n", strerror(errno));
+	for (i = 0; i < ARRAY_SIZE(mnts); i++)
+		dirs[i] = mount_fs(mnts[i].type, mnts[i].opts);
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }
