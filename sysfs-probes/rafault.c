@@ -5,7 +5,9 @@
 // MADV_HUGEPAGE, one page touched: on huge=never the file must hold that
 // one page afterwards (mincore), by a read or a write fault; on
 // huge=always the one huge folio the fault needs (512 pages), nothing
-// ahead of it.
+// ahead of it.  A write fault in a private mapping copies one page out
+// and must add no huge folio to the file, even under huge=always
+// (patch 14): 1 page, where a huge folio would pin 512.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -20,7 +22,9 @@
 #define TOUCH	(33 * MiB + 5 * PAGE)	/* in the middle, not aligned */
 #define SLACK	8			/* pages others may add meanwhile */
 
-static void one(const char *dir, const char *what, int writing, long want)
+static const char *never, *always;
+
+static void one(const char *dir, const char *what, int writing, int shared, long want)
 {
 	long base = nr_file_pages(), pages = -1, delta;
 	volatile unsigned char *p = MAP_FAILED;
@@ -30,7 +34,8 @@ static void one(const char *dir, const char *what, int writing, long want)
 	snprintf(path, sizeof(path), "%s/rafault", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0 && !ftruncate(fd, SIZE))
-		p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE,
+			 shared ? MAP_SHARED : MAP_PRIVATE, fd, 0);
 	if (p != MAP_FAILED) {
 		err = madvise((void *)p, SIZE, MADV_HUGEPAGE);
 		if (writing)
@@ -42,26 +47,50 @@ static void one(const char *dir, const char *what, int writing, long want)
 	}
 	delta = nr_file_pages() - base;
 	ksft_test_result(!err && pages == want && delta <= want + SLACK,
-			 "rafault: %s, 64 MiB sparse, MADV_HUGEPAGE (err %d), one page %s: %ld pages of the file cached (want %ld), nr_file_pages %+ld\n",
-			 what, err, writing ? "written" : "read", pages, want, delta);
+			 "rafault: %s, 64 MiB sparse, %s, MADV_HUGEPAGE (err %d), one page %s: %ld pages resident (want %ld), nr_file_pages %+ld\n",
+			 what, shared ? "shared" : "private", err, writing ? "written" : "read",
+			 pages, want, delta);
 	if (fd >= 0)
 		close(fd);
 	unlink(path);
 }
 
+static void never_read(void)
+{
+	one(never, "huge=never", 0, 1, 1);
+}
+
+static void never_write(void)
+{
+	one(never, "huge=never", 1, 1, 1);
+}
+
+static void always_read(void)
+{
+	one(always, "huge=always", 0, 1, HPAGE / PAGE);
+}
+
+/* The copied page is resident in the mapping, the file holds one page. */
+static void always_cow(void)
+{
+	one(always, "huge=always", 1, 0, 1);
+}
+
 int main(int argc, char **argv)
 {
-	const char *never, *always;
+	static const struct probe_case cases[] = {
+		{ "huge=never read", never_read, 1 },
+		{ "huge=never write", never_write, 1 },
+		{ "huge=always read", always_read, 1 },
+		{ "huge=always private write", always_cow, 1 },
+	};
 
 	/* Only THP: the readahead is stock 6.1's, and so is the check. */
 	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE");
-	ksft_set_plan(3);
 	never = mount_fs("ramfs", "huge=never");
 	always = mount_fs("ramfs", "huge=always");
 	if (!never || !always)
 		ksft_exit_fail_msg("mount ramfs: %s\n", strerror(errno));
-	one(never, "huge=never", 0, 1);
-	one(never, "huge=never", 1, 1);
-	one(always, "huge=always", 0, HPAGE / PAGE);
+	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }
