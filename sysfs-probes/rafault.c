@@ -1,13 +1,14 @@
 // A fault in an MADV_HUGEPAGE mapping makes filemap_fault() read ahead two
 // PMD-sized ranges even where readahead is off; on ramfs "reading" a hole
 // allocates zeroed, unevictable memory, so stock 6.1 adds 1024 pages for
-// one touched page (patch 8).  A 64 MiB sparse file, mapped shared with
+// one touched page (the patch "ramfs: don't read ahead 4MB on a fault in
+// an MADV_HUGEPAGE mapping").  A 64 MiB sparse file, mapped shared with
 // MADV_HUGEPAGE, one page touched: on huge=never the file must hold that
 // one page afterwards (mincore), by a read or a write fault; on
 // huge=always the one huge folio the fault needs (512 pages), nothing
 // ahead of it.  A write fault in a private mapping copies one page out
-// and must add no huge folio to the file, even under huge=always
-// (patch 14): 1 page, where a huge folio would pin 512.
+// and must add no huge folio to the file, even under huge=always ("ramfs:
+// map huge folios with PMDs"): 1 page, where a huge folio would pin 512.
 #define _GNU_SOURCE
 #include "probe.h"
 
