@@ -100,7 +100,7 @@ checkpatch() {
 	# The message without its trailers (Signed-off-by: names are not reasons).
 	git log -1 --format=%B | sed -E '/^[A-Za-z-]+-by: /d' >"$msg"
 	# checkpatch exits 0 (clean) or 1 (findings) and, without -q, always
-	# "total:" line: anything else (a crash, a missing module) is no pass.
+	# ends with its "total:" line: anything else (a crash) is no pass.
 	local rc=0
 	scripts/checkpatch.pl --strict --show-types "$SERIES_DIR/$p" >"$log" 2>"$log.err" || rc=$?
 	if [ "$rc" -gt 1 ] || [ -s "$log.err" ] || ! grep -q '^total: ' "$log"; then
