@@ -9,20 +9,34 @@
 # stress-ng exits 0, printed no "fail:" line (its --verify failures are
 # those) and the kernel logged no splat while it ran; a stressor that
 # stress-ng skips (or exits 4, not implemented) is a SKIP with its reason.
-# A failure prints the tail of stress-ng's output as diagnostics.  After
+# A failure prints the tail of stress-ng's output as diagnostics.  A
+# self-test shows that a data error does fail a point.  After
 # each mount: the stressors' files removed, nr_file_pages is back within
 # SLACK pages of before and nr_file_hugepages exactly (a leak fails), the
 # huge=always mount made huge folios and the huge=never one made none.
 #
-# usage: stressng.sh [SECS]   seconds per stressor (default 3); from the
-# kernel command line thp.stressng_secs=N and thp.stressng_only=a,b (run
-# only those stressors; the plan follows).  STRESSNG_MOUNTS=huge,4k,knob.
+# usage: stressng.sh [SECS [TABLE]]   seconds per stressor (default 3),
+# the stressors (default /guest/stressng.table); from the kernel command
+# line thp.stressng_secs=N, thp.stressng_table=PATH and
+# thp.stressng_only=a,b (only those stressors; the plan follows).
+# STRESSNG_MOUNTS=huge,4k,knob: the mounts, in order.
 . /guest/lib.sh
 
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 secs=${1:-$(arg thp.stressng_secs)}
 secs=${secs:-3}
+table=${2:-$(arg thp.stressng_table)}
+table=${table:-/guest/stressng.table}
 only=$(arg thp.stressng_only | tr , ' ')
+# Tests of the test (scratch runs only), thp.stressng_inject=WORD[,WORD]:
+# corrupt runs the corrupter (see selftest) beside every stressor, bogus
+# gives stress-ng an option it does not know, splat logs a WARNING: line
+# during each stressor, leak holds a deleted 4 MiB file open past each
+# mount's check.
+inject=",$(arg thp.stressng_inject),"
+injected() { case "$inject" in *",$1,"*) return 0 ;; esac; return 1; }
+corrupt=""
+injected corrupt && corrupt=1
 mounts=$(echo "${STRESSNG_MOUNTS:-huge,4k,knob}" | tr , ' ')
 # Pages nr_file_pages may differ by after a mount's run (our own logs in
 # /tmp, busybox's page cache): 1 MiB.
@@ -35,36 +49,9 @@ T=/tmp/stressng
 rm -rf $T
 mkdir -p $T
 
-# The stressors: name, mounts (h: huge=always, 4: huge=never, k: the
-# knob's mount while it flips), stress-ng options.  Sizes are small for a
-# 2-vCPU TCG guest but span several 2 MiB folios; --verify wherever the
-# stressor has it (it is ignored by the others).  A name that is not the
-# stressor's own (hdd-seq) says which variant it is.
-cat >$T/table <<'EOF'
-hdd-seq    h4k --hdd 1 --hdd-bytes 16M --hdd-write-size 1M --hdd-opts wr-seq,rd-seq
-hdd-rnd    h4k --hdd 2 --hdd-bytes 8M --hdd-write-size 4K --hdd-opts wr-rnd,rd-rnd,iovec,fsync
-mmap       h4k --mmap 2 --mmap-file --mmap-bytes 8M --mmap-mprotect
-msync      h4  --msync 1 --msync-bytes 8M
-msyncmany  h4  --msyncmany 1
-fault      h4k --fault 2
-madvise    h4k --madvise 2
-mincore    h4  --mincore 1 --mincore-random
-fallocate  h4k --fallocate 1 --fallocate-bytes 8M
-fpunch     h4k --fpunch 1
-seek       h4  --seek 1 --seek-size 8M --seek-punch
-readahead  h4k --readahead 1 --readahead-bytes 8M
-revio      h4  --revio 1 --revio-bytes 8M
-sendfile   h4  --sendfile 1 --sendfile-size 1M
-copy-file  h4k --copy-file 1 --copy-file-bytes 128M
-iomix      h4  --iomix 1 --iomix-bytes 8M
-sync-file  h4  --sync-file 1 --sync-file-bytes 8M
-file-ioctl h4  --file-ioctl 1
-aio        h4  --aio 1 --aio-requests 8
-rename     h4  --rename 1
-dentry     h4  --dentry 1 --dentries 256
-symlink    h4  --symlink 1
-ramfs      k   --ramfs 1 --ramfs-size 8M --ramfs-fill
-EOF
+# The table: guest/stressng.table unless TABLE (or thp.stressng_table=)
+# names another.
+grep -v -e '^#' -e '^[[:space:]]*$' "$table" >$T/table
 
 # selected MOUNTLETTER: the table's lines for that mount (and thp.stressng_only).
 selected() {
@@ -88,10 +75,14 @@ thp_allocs() {
 		{ n += $2 } END { print n + 0 }' /proc/vmstat
 }
 
-n=0
+# Mounts no stressor of the table runs on are left out.
+n=0 used=""
 for m in $mounts; do
-	n=$((n + $(selected "$(letter $m)" | wc -l) + 1))
+	k=$(selected "$(letter $m)" | wc -l)
+	[ "$k" -gt 0 ] && n=$((n + k + 1)) used="$used $m"
 done
+case " $used " in *" huge "*) n=$((n + 1)) ;; esac	# the self-test
+mounts=$used
 [ -w $KNOB ] || { echo "1..0 # SKIP no $KNOB: the kernel lacks the page_cache knob"; exit 4; }
 command -v stress-ng >/dev/null || { echo "1..0 # SKIP no stress-ng in the initramfs"; exit 4; }
 echo "1..$n"
@@ -106,8 +97,11 @@ stop_flipper() {
 	flipper=""
 	echo "$old_knob" >$KNOB
 }
+leaker=""
 cleanup() {
 	stop_flipper
+	# shellcheck disable=SC2086
+	[ -n "$leaker" ] && { kill $leaker 2>/dev/null; wait $leaker 2>/dev/null; }
 	grep -q " $HUGE " /proc/mounts && umount $HUGE
 	rm -rf $T
 }
@@ -126,20 +120,50 @@ point() {	# point OK|FAIL|SKIP DESC [REASON]
 	esac
 }
 
-# run_stressor NAME MOUNT DIR OPTS...: one stress-ng run and its point.
-run_stressor() {
+# corrupter DIR: until $T/stop-corrupt exists, overwrite the first MiB of
+# every file under DIR that a process holds open (through /proc/PID/fd,
+# so unlinked files too) with random bytes: data a --verify must miss.
+corrupter() {
+	while [ ! -e $T/stop-corrupt ]; do
+		for f in /proc/[0-9]*/fd/*; do
+			case "$(readlink "$f" 2>/dev/null)" in
+			"$1"/*) dd if=/dev/urandom of="$f" bs=64k count=16 conv=notrunc 2>/dev/null ;;
+			esac
+		done
+		usleep 200000
+	done
+}
+
+# sng NAME MOUNT DIR OPTS...: one stress-ng run under a time limit, with
+# --timeout, --verify and --temp-path DIR/stress-ng.  Sets rc, took,
+# hung, splat (splat lines logged while it ran), fails (its fail: and
+# error: lines), skip (its reason for skipping) and ops; $T/log is its
+# output.  With $corrupt set, corrupter runs beside it.
+sng() {
 	name=$1 mname=$2 dir=$3
 	shift 3
 	mark=$((mark + 1))
 	tag="stressng-mark-$mark"
 	echo "$tag: $name on $mname" >/dev/kmsg
-	log=$T/log
 	mkdir -p "$dir/stress-ng"
+	cmd="stress-ng $* --timeout $secs --verify --temp-path $dir/stress-ng --metrics-brief"
+	injected bogus && cmd="$cmd --no-such-option"
+	rm -f $T/stop-corrupt
+	cpid=""
+	if [ -n "$corrupt" ]; then
+		corrupter "$dir/stress-ng" &
+		cpid=$!
+	fi
+	injected splat && echo "WARNING: stressng.sh injected this line (thp.stressng_inject=splat)" >/dev/kmsg
 	t0=$(date +%s)
 	# The time limit is for a hang: stress-ng stops each stressor itself.
-	limited $((secs * 4 + 60)) --group stress-ng "$@" --timeout "$secs" --verify \
-		--temp-path "$dir/stress-ng" --metrics-brief >$log 2>&1
-	rc=$lim_rc took=$(($(date +%s) - t0))
+	# shellcheck disable=SC2086
+	limited $((secs * 4 + 60)) --group $cmd >$T/log 2>&1
+	rc=$lim_rc hung=$lim_timeout took=$(($(date +%s) - t0))
+	if [ -n "$cpid" ]; then
+		touch $T/stop-corrupt
+		wait "$cpid"
+	fi
 	dmesg >$T/dmesg
 	if grep -q "$tag:" $T/dmesg; then
 		sed -n "/$tag:/,\$p" $T/dmesg >$T/since
@@ -147,13 +171,28 @@ run_stressor() {
 		cp $T/dmesg $T/since	# the ring wrapped: all of it, to be safe
 	fi
 	splat=$(grep -E "$SPLATS" $T/since | head -n 5)
-	fails=$(grep -E '^stress-ng: (fail|error):' $log | head -n 5)
-	skip=$(grep -iE 'skipping|will be skipped|not implemented' $log | grep -vi 'not skipping' | head -n 1)
+	fails=$(grep -E '^stress-ng: (fail|error):' $T/log | head -n 5)
+	skip=$(grep -iE 'skipping|will be skipped|not implemented' $T/log | grep -vi 'not skipping' | head -n 1)
 	ops=$(awk -v s="$(echo "$*" | sed 's/^--\([a-z-]*\).*/\1/')" \
-		'$4 == s && $5 ~ /^[0-9]+$/ { print $5 " bogo ops" }' $log | head -n 1)
-	desc="$name on $mname"
+		'$4 == s && $5 ~ /^[0-9]+$/ { print $5 " bogo ops" }' $T/log | head -n 1)
+	rm -rf "$dir/stress-ng" $T/dmesg $T/since
+}
+
+# diag: what a failed point prints after it: the command, the tail of
+# stress-ng's output, the splat lines.
+diag() {
+	echo "# $cmd"
+	tail -n 20 $T/log | sed 's/^/#   /'
+	[ -n "$splat" ] && echo "$splat" | sed 's/^/# dmesg: /'
+	return 0
+}
+
+# run_stressor NAME MOUNT DIR OPTS...: one stress-ng run and its point.
+run_stressor() {
+	sng "$@"
+	desc="$1 on $2"
 	why=""
-	if [ "$lim_timeout" = 1 ]; then
+	if [ "$hung" = 1 ]; then
 		why="hung: killed after $took s (stress-ng --timeout $secs)"
 	elif [ -n "$splat" ]; then
 		why="kernel splat while it ran: $(echo "$splat" | head -n 1)"
@@ -166,14 +205,25 @@ run_stressor() {
 	else
 		point OK "$desc (${ops:-no bogo ops line}, $took s)"
 	fi
-	if [ -n "$why" ]; then
-		point FAIL "$desc" "$why"
-		echo "# stress-ng $* --timeout $secs --verify --temp-path $dir/stress-ng"
-		tail -n 20 $log | sed 's/^/#   /'
-		[ -n "$splat" ] && echo "$splat" | sed 's/^/# dmesg: /'
+	[ -n "$why" ] && { point FAIL "$desc" "$why"; diag; }
+	rm -f $T/log
+}
+
+# selftest DIR MOUNT: the check can fail.  readahead --verify reads a file
+# it wrote; with that file overwritten behind its back it must print a
+# fail: line, and run_stressor would then fail the point.
+selftest() {
+	was=$corrupt corrupt=1
+	sng readahead "$2" "$1" --readahead 1 --readahead-bytes 8M
+	corrupt=$was
+	desc="self-test: readahead --verify on $2 reports data corrupted behind its back"
+	if [ -n "$fails" ] && [ -z "$splat" ] && [ "$hung" = 0 ]; then
+		point OK "$desc ($(echo "$fails" | head -n 1 | sed 's/^stress-ng: //'))"
+	else
+		point FAIL "$desc" "no fail: line (exit $rc): a data error would pass unseen"
+		diag
 	fi
-	rm -rf "$dir/stress-ng"
-	rm -f $log $T/dmesg $T/since
+	rm -f $T/log
 }
 
 for m in $mounts; do
@@ -205,8 +255,20 @@ for m in $mounts; do
 		# shellcheck disable=SC2086
 		run_stressor "$name" "$mname" "$dir" $opts
 	done <$T/list
+	[ $m = huge ] && selftest "$dir" "$mname"
 	flips=$(cat $T/flips 2>/dev/null | wc -l)
 	stop_flipper
+	if injected leak; then
+		dd if=/dev/zero of="$dir/leak" bs=1M count=4 2>/dev/null
+		sleep 3600 <"$dir/leak" &
+		leaker="$leaker $!"
+		# Unlinked before the child opened it, it would leak nothing.
+		k=0
+		while [ "$(readlink /proc/$!/fd/0)" != "$dir/leak" ] && [ $k -lt 50 ]; do
+			usleep 100000
+			k=$((k + 1))
+		done
+	fi
 	rm -rf "${dir:?}"/* 2>/dev/null
 	refresh
 	pages1=$(vmstat nr_file_pages) huge1=$(vmstat nr_file_hugepages) allocs1=$(thp_allocs)
