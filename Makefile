@@ -13,7 +13,7 @@ VARIANT := $(KERNEL)$(if $(DEBUG),-debug)
 
 DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make \
 	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
-	python3-matplotlib xz-utils kmod rsync gcc-multilib
+	python3-matplotlib xz-utils kmod rsync gcc-multilib stress-ng
 DEPS_STAMP := $(OUT)/.deps
 PY := /usr/bin/python3
 comma := ,
@@ -57,7 +57,7 @@ progs: tree
 	@$(MAKE) -s -C workloads OUT=$(OUT)/bin
 	@$(MAKE) -s -C sysfs-probes OUT=$(OUT)/bin KSRC=$(SRC)
 
-## initramfs    busybox, our programs, guest/ scripts, fio, numactl, perf
+## initramfs    busybox, our programs, guest/ scripts, fio, numactl, perf, stress-ng
 initramfs: progs
 	@$(S)/initramfs.sh
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make initramfs: busybox, our static programs ($OUT/bin), guest/ scripts,
-# and fio, numactl and perf with the shared libraries ldd names.
+# and fio, numactl, perf and stress-ng with the shared libraries ldd names.
 # Uncompressed: TCG decompresses slowly and QEMU loads the file directly.
 . "$(dirname "$0")/common.sh"
 
@@ -14,7 +14,7 @@ mv "$root/guest/init" "$root/init"
 # Programs only: the objects beside them stay out of the image.
 [ -d "$OUT/bin" ] && find "$OUT/bin" -maxdepth 1 -type f ! -name '*.o' -exec cp {} "$root/bin/" \;
 
-for prog in /usr/bin/fio /usr/bin/numactl /usr/bin/perf; do
+for prog in /usr/bin/fio /usr/bin/numactl /usr/bin/perf /usr/bin/stress-ng; do
 	[ -x "$prog" ] || die "$prog missing: run 'make deps'"
 	cp "$prog" "$root/usr/bin/"
 	ldd "$prog" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do

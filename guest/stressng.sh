@@ -1,0 +1,310 @@
+#!/bin/sh
+# stress-ng's file-system and memory-mapping stressors on ramfs, bounded for
+# make test.  Each stressor runs once on a ramfs mounted huge=always (its
+# own mount), once on /mnt/ramfs-4k (huge=never), and some once more on
+# /mnt/ramfs (no huge=: the page_cache knob decides) while the knob flips
+# always/never/within_size in the background.
+#
+# TAP, plan first: one point per stressor per mount.  A point passes only if
+# stress-ng exits 0, printed no "fail:" line (its --verify failures are
+# those) and the kernel logged no splat while it ran; a stressor that
+# stress-ng says it skips (or exits 4, not implemented) is a SKIP with
+# its reason.
+# A failure prints the tail of stress-ng's output as diagnostics.  A
+# self-test shows that a data error does fail a point.  After
+# each mount: the stressors' files removed, nr_file_pages is back within
+# SLACK pages of before and nr_file_hugepages exactly (a leak fails), the
+# huge=always mount made huge folios and the huge=never one made none.
+#
+# usage: stressng.sh [SECS [TABLE]]   seconds per stressor (default 3),
+# the stressors (default /guest/stressng.table); from the kernel command
+# line (which wins) thp.stressng_secs=N, thp.stressng_table=PATH and
+# thp.stressng_only=a,b (only those stressors; the plan follows).
+# STRESSNG_MOUNTS=huge,4k,knob: the mounts, in order.
+. /guest/lib.sh
+
+arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+# The kernel command line wins over the arguments.
+secs=$(arg thp.stressng_secs)
+secs=${secs:-${1:-3}}
+table=$(arg thp.stressng_table)
+table=${table:-${2:-/guest/stressng.table}}
+only=$(arg thp.stressng_only | tr , ' ')
+# Tests of the test (scratch runs only), thp.stressng_inject=WORD[,WORD]:
+# corrupt runs the corrupter (see selftest) beside every stressor, bogus
+# gives stress-ng an option it does not know, splat logs a WARNING: line
+# during each stressor, leak holds a deleted 4 MiB file open past each
+# mount's check.
+inject=",$(arg thp.stressng_inject),"
+injected() { case "$inject" in *",$1,"*) return 0 ;; esac; return 1; }
+corrupt=""
+injected corrupt && corrupt=1
+mounts=$(echo "${STRESSNG_MOUNTS:-huge,4k,knob}" | tr , ' ')
+# Pages nr_file_pages may differ by after a mount's run (our own logs in
+# /tmp, busybox's page cache): 1 MiB.
+SLACK=256
+KNOB=/sys/kernel/mm/transparent_hugepage/page_cache
+HUGE=/mnt/stressng-huge
+# The host's list (scripts/verdict.py SPLATS) and lockdep's reports.
+SPLATS='BUG:|WARNING:|Oops|KASAN|possible circular locking|INFO: task .* blocked|Kernel panic|general protection fault|vmstat_refresh: |lockdep|inconsistent lock state|list_(add|del) corruption'
+T=/tmp/stressng
+rm -rf $T
+mkdir -p $T
+
+# The table: guest/stressng.table unless TABLE (or thp.stressng_table=)
+# names another.
+grep -v -e '^#' -e '^[[:space:]]*$' "$table" >$T/table
+
+# selected MOUNTLETTER: the table's lines for that mount (and thp.stressng_only).
+selected() {
+	while read -r name where opts; do
+		case "$where" in *"$1"*) ;; *) continue ;; esac
+		if [ -n "$only" ] && ! echo " $only " | grep -q " $name "; then
+			continue
+		fi
+		echo "$name $opts"
+	done <$T/table
+}
+
+letter() { case "$1" in huge) echo h ;; 4k) echo 4 ;; knob) echo k ;; esac; }
+
+# Counters, per-CPU diffs folded in first (a negative one makes the kernel
+# print "vmstat_refresh:", which the splat check sees).
+refresh() { echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null; }
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+thp_allocs() {
+	awk '$1 == "thp_write_alloc" || $1 == "thp_read_alloc" || $1 == "thp_fault_file_alloc" \
+		{ n += $2 } END { print n + 0 }' /proc/vmstat
+}
+
+# Mounts no stressor of the table runs on are left out.
+n=0 used=""
+for m in $mounts; do
+	k=$(selected "$(letter $m)" | wc -l)
+	[ "$k" -gt 0 ] && n=$((n + k + 1)) used="$used $m"
+done
+case " $used " in *" huge "*) n=$((n + 1)) ;; esac	# the self-test
+mounts=$used
+[ -w $KNOB ] || { echo "1..0 # SKIP no $KNOB: the kernel lacks the page_cache knob"; exit 4; }
+command -v stress-ng >/dev/null || { echo "1..0 # SKIP no stress-ng in the initramfs"; exit 4; }
+echo "1..$n"
+echo "# $(stress-ng --version), $secs s per stressor"
+
+old_knob=$(sed 's/.*\[\(.*\)\].*/\1/' $KNOB)
+flipper=""
+stop_flipper() {
+	[ -n "$flipper" ] || return 0
+	touch $T/stop
+	wait "$flipper" 2>/dev/null
+	flipper=""
+	echo "$old_knob" >$KNOB
+}
+leaker=""
+cleanup() {
+	stop_flipper
+	# shellcheck disable=SC2086
+	[ -n "$leaker" ] && { kill $leaker 2>/dev/null; wait $leaker 2>/dev/null; }
+	grep -q " $HUGE " /proc/mounts && umount $HUGE
+	rm -rf $T
+}
+trap 'cleanup; exit 143' TERM
+trap 'cleanup; exit 130' INT
+
+i=0
+mark=0
+bad=0
+point() {	# point OK|FAIL|SKIP DESC [REASON]
+	i=$((i + 1))
+	case "$1" in
+	OK) echo "ok $i $2" ;;
+	SKIP) echo "ok $i $2 # SKIP $3" ;;
+	*) echo "not ok $i $2${3:+ # $3}"; bad=1 ;;
+	esac
+}
+
+# corrupter DIR: until $T/stop-corrupt exists, overwrite the first MiB of
+# every file under DIR that a stress-ng process holds open (through
+# /proc/PID/fd, so unlinked files too) with random bytes: data a --verify
+# must not miss.  Only stress-ng's processes are looked at (comm
+# stress-ng*, read without a fork): a scan of all of /proc is too slow
+# under TCG on the debug kernel.
+corrupter() {
+	while [ ! -e $T/stop-corrupt ]; do
+		for c in /proc/[0-9]*/comm; do
+			read -r comm <"$c" 2>/dev/null || continue
+			case "$comm" in stress-ng*) ;; *) continue ;; esac
+			for f in "${c%/comm}"/fd/*; do
+				case "$(readlink "$f" 2>/dev/null)" in
+				"$1"/*) dd if=/dev/urandom of="$f" bs=64k count=16 conv=notrunc 2>/dev/null ;;
+				esac
+			done
+		done
+		usleep 100000
+	done
+}
+
+# sng NAME MOUNT DIR OPTS...: one stress-ng run under a time limit, with
+# --timeout, --verify and --temp-path DIR/stress-ng.  Sets rc, took,
+# hung, splat (splat lines logged while it ran), fails (its fail: and
+# error: lines, data mismatches), skip (its reason for skipping) and ops; $T/log is its
+# output.  With $corrupt set, corrupter runs beside it.
+sng() {
+	name=$1 mname=$2 dir=$3
+	shift 3
+	mark=$((mark + 1))
+	tag="stressng-mark-$mark"
+	echo "$tag: $name on $mname" >/dev/kmsg
+	mkdir -p "$dir/stress-ng"
+	cmd="stress-ng $* --timeout $secs --verify --temp-path $dir/stress-ng --metrics-brief"
+	injected bogus && cmd="$cmd --no-such-option"
+	rm -f $T/stop-corrupt
+	cpid=""
+	if [ -n "$corrupt" ]; then
+		corrupter "$dir/stress-ng" &
+		cpid=$!
+	fi
+	injected splat && echo "WARNING: stressng.sh injected this line (thp.stressng_inject=splat)" >/dev/kmsg
+	t0=$(date +%s)
+	# The time limit is for a hang: stress-ng stops each stressor itself.
+	# shellcheck disable=SC2086
+	limited $((secs * 4 + 60)) --group $cmd >$T/log 2>&1
+	rc=$lim_rc hung=$lim_timeout took=$(($(date +%s) - t0))
+	if [ -n "$cpid" ]; then
+		touch $T/stop-corrupt
+		wait "$cpid"
+	fi
+	dmesg >$T/dmesg
+	if grep -q "$tag:" $T/dmesg; then
+		sed -n "/$tag:/,\$p" $T/dmesg >$T/since
+	else
+		cp $T/dmesg $T/since	# the ring wrapped: all of it, to be safe
+	fi
+	splat=$(grep -E "$SPLATS" $T/since | head -n 5)
+	# aiol reports a bad read back as info ("unexpected data mismatch").
+	fails=$(grep -E '^stress-ng: (fail|error):|data mismatch' $T/log | head -n 5)
+	skip=$(grep -iE 'skipping|will be skipped|not implemented' $T/log | grep -vi 'not skipping' | head -n 1)
+	ops=$(awk -v s="$(echo "$*" | sed 's/^--\([a-z-]*\).*/\1/')" \
+		'$4 == s && $5 ~ /^[0-9]+$/ { print $5 " bogo ops" }' $T/log | head -n 1)
+	rm -rf "$dir/stress-ng" $T/dmesg $T/since
+}
+
+# diag: what a failed point prints after it: the command, the tail of
+# stress-ng's output, the splat lines.
+diag() {
+	echo "# $cmd"
+	tail -n 20 $T/log | sed 's/^/#   /'
+	[ -n "$splat" ] && echo "$splat" | sed 's/^/# dmesg: /'
+	return 0
+}
+
+# run_stressor NAME MOUNT DIR OPTS...: one stress-ng run and its point.
+run_stressor() {
+	sng "$@"
+	desc="$1 on $2"
+	why=""
+	if [ "$hung" = 1 ]; then
+		why="hung: killed after $took s (stress-ng --timeout $secs)"
+	elif [ -n "$splat" ]; then
+		why="kernel splat while it ran: $(echo "$splat" | head -n 1)"
+	elif [ -n "$fails" ]; then
+		why="stress-ng exit $rc, $(echo "$fails" | head -n 1 | sed 's/^stress-ng: //')"
+	elif [ "$rc" = 4 ] || { [ -n "$skip" ] && { [ "$rc" = 0 ] || [ "$rc" = 3 ]; }; }; then
+		# 4: not implemented; 3, "out of system resources", is how
+		# xattr ends after "will be skipped, filesystem does not
+		# support xattr"; without such a line a 3 fails.
+		point SKIP "$desc" "stress-ng: ${skip:-exit 4, not implemented}"
+	elif [ "$rc" != 0 ]; then
+		why="stress-ng exit $rc"
+	else
+		point OK "$desc (${ops:-no bogo ops line}, $took s)"
+	fi
+	[ -n "$why" ] && { point FAIL "$desc" "$why"; diag; }
+	rm -f $T/log
+}
+
+# selftest DIR MOUNT: the check can fail.  readahead --verify reads a file
+# it wrote; with that file overwritten behind its back it must print a
+# fail: line, and run_stressor would then fail the point.
+selftest() {
+	# At least 8 s: on the debug kernel the file takes seconds to write.
+	was=$corrupt was_secs=$secs corrupt=1
+	[ "$secs" -lt 8 ] && secs=8
+	sng readahead "$2" "$1" --readahead 1 --readahead-bytes 8M
+	corrupt=$was secs=$was_secs
+	desc="self-test: readahead --verify on $2 reports data corrupted behind its back"
+	if [ -n "$fails" ] && [ -z "$splat" ] && [ "$hung" = 0 ]; then
+		point OK "$desc ($(echo "$fails" | head -n 1 | sed 's/^stress-ng: //'))"
+	else
+		point FAIL "$desc" "no fail: line (exit $rc): a data error would pass unseen"
+		diag
+	fi
+	rm -f $T/log
+}
+
+for m in $mounts; do
+	case $m in
+	huge)
+		mkdir -p $HUGE
+		mount -t ramfs -o huge=always ramfs $HUGE || { echo "Bail out! cannot mount ramfs huge=always"; exit 1; }
+		dir=$HUGE mname="ramfs huge=always" ;;
+	4k) dir=/mnt/ramfs-4k mname="ramfs huge=never" ;;
+	knob) dir=/mnt/ramfs mname="ramfs (knob flipping)" ;;
+	esac
+	selected "$(letter $m)" >$T/list
+	refresh
+	pages0=$(vmstat nr_file_pages) huge0=$(vmstat nr_file_hugepages) allocs0=$(thp_allocs)
+	if [ $m = knob ]; then
+		rm -f $T/stop $T/flips
+		# A flip is a write the kernel took that changed the policy.
+		(prev=$old_knob; while [ ! -e $T/stop ]; do
+			for w in always never within_size; do
+				[ -e $T/stop ] && break
+				[ "$w" = "$prev" ] && continue
+				echo $w >$KNOB && prev=$w && echo $w >>$T/flips
+				usleep 300000
+			done
+		done) &
+		flipper=$!
+	fi
+	while read -r name opts; do
+		# shellcheck disable=SC2086
+		run_stressor "$name" "$mname" "$dir" $opts
+	done <$T/list
+	[ $m = huge ] && selftest "$dir" "$mname"
+	flips=$(cat $T/flips 2>/dev/null | wc -l)
+	stop_flipper
+	if injected leak; then
+		dd if=/dev/zero of="$dir/leak" bs=1M count=4 2>/dev/null
+		sleep 3600 <"$dir/leak" &
+		leaker="$leaker $!"
+		# Unlinked before the child opened it, it would leak nothing.
+		k=0
+		while [ "$(readlink /proc/$!/fd/0)" != "$dir/leak" ] && [ $k -lt 50 ]; do
+			usleep 100000
+			k=$((k + 1))
+		done
+	fi
+	rm -rf "${dir:?}"/* 2>/dev/null
+	refresh
+	pages1=$(vmstat nr_file_pages) huge1=$(vmstat nr_file_hugepages) allocs1=$(thp_allocs)
+	made=$((allocs1 - allocs0)) dpages=$((pages1 - pages0))
+	desc="accounting on $mname: nr_file_pages $pages0 -> $pages1, nr_file_hugepages $huge0 -> $huge1, $made huge folios made"
+	[ $m = knob ] && desc="$desc, knob flipped $flips times"
+	left=$(ls -A "$dir" | head -n 3 | tr '\n' ' ')
+	if [ -n "$left" ]; then
+		point FAIL "$desc" "files left on the mount: $left"
+	elif [ $dpages -gt $SLACK ] || [ $dpages -lt -$SLACK ] || [ "$huge1" != "$huge0" ]; then
+		point FAIL "$desc" "leak: the stressors' files are gone, their pages are not"
+	elif [ $m = huge ] && [ $made = 0 ]; then
+		point FAIL "$desc" "no huge folio was made: the run tested nothing huge"
+	elif [ $m = 4k ] && [ $made != 0 ]; then
+		point FAIL "$desc" "huge folios made on a huge=never mount"
+	elif [ $m = knob ] && [ "$flips" = 0 ]; then
+		point FAIL "$desc" "the knob never flipped"
+	else
+		point OK "$desc"
+	fi
+	[ $m = huge ] && umount $HUGE
+done
+cleanup
+exit $bad
