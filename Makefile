@@ -13,7 +13,7 @@ VARIANT := $(KERNEL)$(if $(DEBUG),-debug)
 
 DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make \
 	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
-	python3-matplotlib xz-utils kmod rsync gcc-multilib stress-ng
+	python3-matplotlib xz-utils kmod rsync gcc-multilib stress-ng python3-ply python3-git
 DEPS_STAMP := $(OUT)/.deps
 PY := /usr/bin/python3
 comma := ,

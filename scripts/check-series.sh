@@ -102,7 +102,9 @@ checkpatch() {
 	# checkpatch exits 0 (clean) or 1 (findings) and, without -q, always
 	# ends with its "total:" line: anything else (a crash) is no pass.
 	local rc=0
-	scripts/checkpatch.pl --strict --show-types "$SERIES_DIR/$p" >"$log" 2>"$log.err" || rc=$?
+	# Its SPDX check runs python3 with ply and GitPython: Debian's.
+	PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --show-types "$SERIES_DIR/$p" \
+		>"$log" 2>"$log.err" || rc=$?
 	if [ "$rc" -gt 1 ] || [ -s "$log.err" ] || ! grep -q '^total: ' "$log"; then
 		echo "not ok checkpatch $p # checkpatch did not run to the end (exit $rc)"
 		sed 's/^/#   /' "$log.err" | head -n 5
