@@ -146,14 +146,17 @@ def main_size(cases):
 
 
 def reps(summary):
-    return max(c["n"] for cells in summary.values() for c in cells.values())
+    """Repetitions of the run: the usual number of runs per case and
+    configuration (the memcpy control is one cell for many cases)."""
+    ns = [c["n"] for cells in summary.values() for cfg, c in cells.items() if cfg != "memcpy"]
+    return max(set(ns), key=ns.count)
 
 
-def headline_region(run, what):
+def headline_region(run, what, icount=False):
     s = report.summarize(run.rows)
     size = main_size(s)
     return [f"{what}, {report.size_str(size)} files, {reps(s)} repetitions: make bench of "
-            f"{run.label}.", "", report.headline(s, size)]
+            f"{run.label}.", "", report.headline(s, size, icount)]
 
 
 def iozone_region(bench, counts):
@@ -241,7 +244,8 @@ def regions(out, names, stamp):
                            f"each names the commit and date of its data."]
             elif n in ("bench", "counts"):
                 text[n] = headline_region(runs[n], {"bench": "Wall clock",
-                                                    "counts": "Instruction count (-icount)"}[n])
+                                                    "counts": "Instruction count (-icount)"}[n],
+                                          icount=n == "counts")
             elif n == "iozone":
                 text[n] = iozone_region(runs["bench"], runs["counts"])
             elif n == "gate":
