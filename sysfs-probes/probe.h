@@ -3,7 +3,7 @@
 #define THP_PROBE_H
 
 #include "kselftest.h"
-#include "util.h"
+#include "thp.h"
 
 #define KNOB	"/sys/kernel/mm/transparent_hugepage/page_cache"
 #define SPLIT	"/sys/kernel/debug/split_huge_pages"

@@ -4,7 +4,7 @@
 #ifndef THP_HARNESS_H
 #define THP_HARNESS_H
 
-#include "util.h"
+#include "thp.h"
 
 struct opts {
 	uint64_t size;		/* --size: bytes per file */

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "util.h"
+#include "thp.h"
 
 #include <errno.h>
 #include <fcntl.h>

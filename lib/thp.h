@@ -1,7 +1,11 @@
-/* Shared by workloads/ and sysfs-probes/: kernel counters, a checkable
- * data pattern, files and sizes. */
-#ifndef THP_UTIL_H
-#define THP_UTIL_H
+/*
+ * The one C library of workloads/ and sysfs-probes/: kernel counters, the
+ * checkable data pattern, files and sizes.  Each Makefile builds thp.c
+ * with its own flags (the probes' may be -m32), so it depends on nothing
+ * but libc.
+ */
+#ifndef THP_LIB_H
+#define THP_LIB_H
 
 #include <stddef.h>
 #include <stdint.h>
