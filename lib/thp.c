@@ -263,6 +263,108 @@ long long zero_check(const unsigned char *buf, size_t len)
 	return -1;
 }
 
+long long check_pattern(const void *seed, const unsigned char *buf,
+			size_t len, uint64_t off)
+{
+	return pattern_check(buf, len, off, *(const uint64_t *)seed);
+}
+
+long long check_zero(const void *unused, const unsigned char *buf,
+		     size_t len, uint64_t off)
+{
+	long long z = zero_check(buf, len);
+
+	(void)unused;
+	return z < 0 ? -1 : (long long)off + z;
+}
+
+long long read_check(int fd, uint64_t off, uint64_t len, check_fn check,
+		     const void *arg, int to_eof, long long *short_at)
+{
+	/* A small fixed buffer, whatever @len: 1 MiB, two reads a huge folio. */
+	unsigned char *buf = malloc(MiB);
+	uint64_t end = off + len, at;
+	long long bad = -1, cut = -1;
+	int err = ENOMEM;
+
+	if (!buf)
+		cut = off;
+	for (at = off; buf && at < end && bad < 0 && cut < 0; at += MiB) {
+		size_t want = end - at < MiB ? end - at : MiB;
+		ssize_t got = pread(fd, buf, want, at);
+
+		if (got > 0)
+			bad = check(arg, buf, got, at);
+		err = got < 0 ? errno : ENODATA;
+		/* A bad byte before the cut is the first thing wrong. */
+		if (bad < 0 && (got < 0 || ((size_t)got < want && !to_eof)))
+			cut = at + (got > 0 ? got : 0);
+		if (got < (ssize_t)want)
+			break;
+	}
+	free(buf);
+	if (short_at)
+		*short_at = cut;
+	if (cut >= 0)
+		errno = err;
+	return bad >= 0 ? bad : cut;
+}
+
+long long fd_check_pattern(int fd, uint64_t off, uint64_t len, uint64_t seed)
+{
+	return read_check(fd, off, len, check_pattern, &seed, 0, NULL);
+}
+
+long long fd_check_zero(int fd, uint64_t off, uint64_t len)
+{
+	return read_check(fd, off, len, check_zero, NULL, 0, NULL);
+}
+
+int fill_fd(int fd, uint64_t len, size_t bs, uint64_t seed)
+{
+	unsigned char *buf = malloc(bs);
+	uint64_t off;
+	int ret = buf ? 0 : -1;
+
+	for (off = 0; off < len && !ret; off += bs) {
+		size_t n = len - off < bs ? len - off : bs;
+
+		pattern_fill(buf, n, off, seed);
+		if (pwrite(fd, buf, n, off) != (ssize_t)n)
+			ret = -1;
+	}
+	free(buf);
+	return ret;
+}
+
+int fill_file(const char *path, int flags, uint64_t len, size_t bs, uint64_t seed)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | flags, 0644), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = fill_fd(fd, len, bs, seed);
+	close(fd);
+	return ret;
+}
+
+int write_file(const char *path, uint64_t len, size_t bs, uint64_t seed)
+{
+	return fill_file(path, O_TRUNC, len, bs, seed);
+}
+
+long long check_file(const char *path, uint64_t len, uint64_t seed)
+{
+	int fd = open(path, O_RDONLY);
+	long long bad;
+
+	if (fd < 0)
+		return 0;
+	bad = fd_check_pattern(fd, 0, len, seed);
+	close(fd);
+	return bad;
+}
+
 int parse_size(const char *s, uint64_t *out)
 {
 	char *end;

@@ -48,6 +48,47 @@ long long pattern_check(const unsigned char *buf, size_t len, uint64_t off,
 /* Returns -1 if all zero, else the offset in buf of the first non-zero. */
 long long zero_check(const unsigned char *buf, size_t len);
 
+/*
+ * A check of @len bytes of @buf, read at file offset @off: -1, or the file
+ * offset of its first bad byte.  @arg is what the caller passed along.
+ */
+typedef long long (*check_fn)(const void *arg, const unsigned char *buf,
+			      size_t len, uint64_t off);
+/* The two checks most callers want: @seed points to the pattern's seed. */
+long long check_pattern(const void *seed, const unsigned char *buf,
+			size_t len, uint64_t off);
+long long check_zero(const void *unused, const unsigned char *buf,
+		     size_t len, uint64_t off);
+
+/*
+ * The read-and-check loop, written once for workloads and probes alike:
+ * [@off, @off + @len) of @fd is pread() in 1 MiB pieces, each handed to
+ * @check.  Returns -1 if all of it passed, else the file offset of the
+ * first bad byte, or of the first byte that a read failed on or did not
+ * return; *@short_at (if not NULL) is then that offset too, else -1, so a
+ * caller can tell the two apart.  errno says why a read stopped (ENODATA:
+ * end of file; ENOMEM: no buffer).  With @to_eof a file that ends early
+ * passes as far as it goes.  It calls @check through a pointer: verify
+ * steps and probes only, never a workload's timed loop.
+ */
+long long read_check(int fd, uint64_t off, uint64_t len, check_fn check,
+		     const void *arg, int to_eof, long long *short_at);
+/* read_check() for the pattern of @seed, or for zeros; a bad read is bad. */
+long long fd_check_pattern(int fd, uint64_t off, uint64_t len, uint64_t seed);
+long long fd_check_zero(int fd, uint64_t off, uint64_t len);
+
+/*
+ * The fill loop, likewise once: @len pattern bytes of @seed written into
+ * @fd from offset 0 with @bs-sized pwrite(2)s.  0, or -1.
+ */
+int fill_fd(int fd, uint64_t len, size_t bs, uint64_t seed);
+/* fill_fd() on @path: into a new file (@flags O_TRUNC), or over what it has (0). */
+int fill_file(const char *path, int flags, uint64_t len, size_t bs, uint64_t seed);
+/* A new file of @len pattern bytes: fill_file(..., O_TRUNC, ...). */
+int write_file(const char *path, uint64_t len, size_t bs, uint64_t seed);
+/* Read it back: -1 if it holds the pattern, else the bad offset (0: no file). */
+long long check_file(const char *path, uint64_t len, uint64_t seed);
+
 /* Files: 0, or -errno.  read_text NUL-terminates. */
 int read_text(const char *path, char *buf, size_t len);
 int write_bytes(const char *path, const void *buf, size_t len);

@@ -177,53 +177,6 @@ int open_buf(const char *path, int flags, size_t len, unsigned char **buf)
 	return fd;
 }
 
-int fill_file(const char *path, int flags, size_t len, size_t bs, uint64_t seed)
-{
-	unsigned char *buf;
-	int fd = open_buf(path, O_WRONLY | O_CREAT | flags, bs, &buf), ret = 0;
-	size_t off;
-
-	if (fd < 0)
-		return -1;
-	for (off = 0; off < len && !ret; off += bs) {
-		size_t n = len - off < bs ? len - off : bs;
-
-		pattern_fill(buf, n, off, seed);
-		if (write(fd, buf, n) != (ssize_t)n)
-			ret = -1;
-	}
-	close(fd);
-	free(buf);
-	return ret;
-}
-
-int write_file(const char *path, size_t len, size_t bs, uint64_t seed)
-{
-	return fill_file(path, O_TRUNC, len, bs, seed);
-}
-
-long long check_file(const char *path, size_t len, uint64_t seed)
-{
-	size_t bs = MiB, off;
-	unsigned char *buf;
-	int fd = open_buf(path, O_RDONLY, bs, &buf);
-	long long bad = -1;
-
-	if (fd < 0)
-		return 0;
-	for (off = 0; off < len && bad < 0; off += bs) {
-		size_t n = len - off < bs ? len - off : bs;
-
-		if (pread(fd, buf, n, off) != (ssize_t)n)
-			bad = off;
-		else
-			bad = pattern_check(buf, n, off, seed);
-	}
-	close(fd);
-	free(buf);
-	return bad;
-}
-
 long nr_file_pages(void)
 {
 	vm_stat_refresh();

@@ -47,15 +47,7 @@ const char *mount_fs(const char *type, const char *opts);
 
 /* open(@path, @flags, 0644) and a @len-byte buffer: the fd, or -1 and neither. */
 int open_buf(const char *path, int flags, size_t len, unsigned char **buf);
-/*
- * @len pattern bytes written from offset 0 with @bs-sized write(2)s: into
- * a new file (@flags O_TRUNC), or over what it has (0).  0, or -1.
- */
-int fill_file(const char *path, int flags, size_t len, size_t bs, uint64_t seed);
-/* A new file of @len pattern bytes: fill_file(..., O_TRUNC, ...). */
-int write_file(const char *path, size_t len, size_t bs, uint64_t seed);
-/* Read it back: -1 if it matches the pattern, else the bad offset. */
-long long check_file(const char *path, size_t len, uint64_t seed);
+/* Files of the pattern, written and read back: fill_file() and the rest, in thp.h. */
 
 /* Run the calling thread on @cpu only; 0 or -1 (with a message). */
 int pin_cpu(int cpu);

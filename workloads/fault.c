@@ -79,19 +79,22 @@ static int run(const struct opts *o, int pass, struct result *r)
 }
 
 /*
- * Through read(2): a shared mapping's writes are in the file; a private
- * one's are not (the file keeps its older data or zeros).
+ * Through read(2) (a check_fn, @arg: the opts): a shared mapping's writes
+ * are in the file; a private one's are not (the file keeps its older data
+ * or zeros).
  */
-static long long check_file(const struct opts *o, const unsigned char *buf,
+static long long check_read(const void *arg, const unsigned char *buf,
 			    size_t len, uint64_t off)
 {
+	const struct opts *o = arg;
+
 	if (!o->private_map)
 		return pattern_check(buf, len, off, o->seed);
 	if (overwrites)
 		return pattern_check(buf, len, off, old_seed(o));
 	if (!sparse)
 		return pattern_check(buf, len, off, o->seed);
-	return check_zero(o, buf, len, off);
+	return check_zero(NULL, buf, len, off);
 }
 
 static int verify(const struct opts *o, struct result *r)
@@ -103,7 +106,7 @@ static int verify(const struct opts *o, struct result *r)
 	r->bad = pattern_check(map, o->size, 0, o->seed);
 	if (r->bad >= 0)
 		return -1;
-	return verify_with(o, r, check_file, 0);
+	return verify_with(o, r, check_read, o, 0);
 }
 
 static void cleanup(const struct opts *o)

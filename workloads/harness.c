@@ -167,26 +167,18 @@ int block_order(const struct opts *o, uint64_t **v, uint64_t n, int pass)
 
 int create_file(const struct opts *o, int sparse, uint64_t seed)
 {
-	unsigned char *buf = NULL;
-	uint64_t off;
-	int fd = open(o->path, O_RDWR | O_CREAT | O_TRUNC, 0644), ret = 0;
+	int fd;
 
+	if (!sparse)
+		return write_file(o->path, o->size, o->bs, seed);
+	fd = open(o->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return -1;
-	if (sparse)
-		ret = ftruncate(fd, o->size);
-	else if (!(buf = malloc(o->bs)))
-		ret = -1;
-	for (off = 0; buf && off < o->size && !ret; off += o->bs) {
-		size_t n = o->size - off < o->bs ? o->size - off : o->bs;
-
-		pattern_fill(buf, n, off, seed);
-		if (pwrite(fd, buf, n, off) != (ssize_t)n)
-			ret = -1;
+	if (ftruncate(fd, o->size)) {
+		close(fd);
+		return -1;
 	}
-	free(buf);
-	close(fd);
-	return ret;
+	return close(fd);
 }
 
 int open_file(const struct opts *o, int flags)
@@ -201,50 +193,27 @@ int open_file(const struct opts *o, int flags)
 	return 0;
 }
 
-long long check_pattern(const struct opts *o, const unsigned char *buf,
-			size_t len, uint64_t off)
-{
-	return pattern_check(buf, len, off, o->seed);
-}
-
-long long check_zero(const struct opts *o, const unsigned char *buf,
-		     size_t len, uint64_t off)
-{
-	long long z = zero_check(buf, len);
-
-	(void)o;
-	return z < 0 ? -1 : (long long)off + z;
-}
-
 int verify_with(const struct opts *o, struct result *r, check_fn check,
-		int may_be_short)
+		const void *arg, int may_be_short)
 {
-	unsigned char *buf = malloc(MiB);
-	int fd = open(o->path, O_RDONLY), ret = 0;
-	uint64_t off;
+	int fd = open(o->path, O_RDONLY), err;
+	long long bad, short_at;
 
-	if (!buf || fd < 0)
-		ret = fail(r, "verify: %s", strerror(errno));
-	for (off = 0; !ret && off < o->size && r->bad < 0; off += MiB) {
-		size_t len = o->size - off < MiB ? o->size - off : MiB;
-		ssize_t got = pread(fd, buf, len, off);
-
-		if (got < 0 || ((size_t)got < len && !may_be_short))
-			ret = fail(r, "short read at %llu", (unsigned long long)off);
-		else if (got > 0)
-			r->bad = check(o, buf, got, off);
-		if ((size_t)got < len)
-			break;
-	}
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return ret || r->bad >= 0 ? -1 : 0;
+	if (fd < 0)
+		return fail(r, "verify: %s", strerror(errno));
+	bad = read_check(fd, 0, o->size, check, arg, may_be_short, &short_at);
+	err = errno;
+	close(fd);
+	/* bad_off names a byte that read back wrong, never one not read. */
+	if (short_at >= 0)
+		return fail(r, "verify: read at %lld: %s", short_at, strerror(err));
+	r->bad = bad;
+	return bad >= 0 ? -1 : 0;
 }
 
 int verify_file(const struct opts *o, struct result *r)
 {
-	return verify_with(o, r, check_pattern, 0);
+	return verify_with(o, r, check_pattern, &o->seed, 0);
 }
 
 /*

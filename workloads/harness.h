@@ -73,17 +73,13 @@ int block_order(const struct opts *o, uint64_t **v, uint64_t n, int pass);
 int create_file(const struct opts *o, int sparse, uint64_t seed);
 /* Opens o->path into wl.fd (closing the last) and allocates wl.buf. */
 int open_file(const struct opts *o, int flags);
-/* A check of len bytes read at file offset off: -1, or the bad offset. */
-typedef long long (*check_fn)(const struct opts *o, const unsigned char *buf,
-			      size_t len, uint64_t off);
-long long check_pattern(const struct opts *o, const unsigned char *buf,
-			size_t len, uint64_t off);
-long long check_zero(const struct opts *o, const unsigned char *buf,
-		     size_t len, uint64_t off);
-/* Reads o->path in 1 MiB pieces through check; a file shorter than --size
- * fails unless may_be_short.  Sets r->bad. */
+/*
+ * Reads o->path through check (with arg: check_pattern and &o->seed,
+ * check_zero, or the workload's own) by read_check() of thp.h; a file
+ * shorter than --size fails unless may_be_short.  Sets r->bad.
+ */
 int verify_with(const struct opts *o, struct result *r, check_fn check,
-		int may_be_short);
+		const void *arg, int may_be_short);
 /* verify(): the whole file holds the pattern of --seed. */
 int verify_file(const struct opts *o, struct result *r);
 int apply_madvise(const struct opts *o, void *addr, size_t len);

@@ -22,10 +22,14 @@ static struct worker *w;
 static pthread_t *t;
 static int nw;
 
-/* -1 if each byte of buf is the pattern or zero, else the bad offset. */
-static long long pattern_or_zero(const struct opts *o, const unsigned char *buf,
+/*
+ * -1 if each byte of buf is the pattern or zero, else the bad offset.  A
+ * check_fn (@arg: the opts) for verify_with(); the readers call it directly.
+ */
+static long long pattern_or_zero(const void *arg, const unsigned char *buf,
 				 size_t len, uint64_t off)
 {
+	const struct opts *o = arg;
 	unsigned char want[PAGE];
 	size_t i, j;
 
@@ -117,7 +121,7 @@ static int run(const struct opts *o, int pass, struct result *r)
 
 static int verify(const struct opts *o, struct result *r)
 {
-	return verify_with(o, r, pattern_or_zero, 1);
+	return verify_with(o, r, pattern_or_zero, o, 1);
 }
 
 static void cleanup(const struct opts *o)

@@ -45,7 +45,9 @@ static int run(const struct opts *o, int pass, struct result *r)
 
 static int verify(const struct opts *o, struct result *r)
 {
-	return verify_with(o, r, hole ? check_zero : check_pattern, 0);
+	if (hole)
+		return verify_with(o, r, check_zero, NULL, 0);
+	return verify_with(o, r, check_pattern, &o->seed, 0);
 }
 
 const struct workload workload = {

@@ -63,16 +63,13 @@ static int run(const struct opts *o, int pass, struct result *r)
 
 /* Check [from, to) of buf (file offset base) as pattern or as zeros. */
 static long long check_part(const unsigned char *buf, uint64_t base, uint64_t from,
-			    uint64_t to, int zero, uint64_t seed)
+			    uint64_t to, int zero, const uint64_t *seed)
 {
-	long long z;
-
 	if (from >= to)
 		return -1;
-	if (!zero)
-		return pattern_check(buf + (from - base), to - from, from, seed);
-	z = zero_check(buf + (from - base), to - from);
-	return z < 0 ? -1 : (long long)from + z;
+	if (zero)
+		return check_zero(NULL, buf + (from - base), to - from, from);
+	return check_pattern(seed, buf + (from - base), to - from, from);
 }
 
 static int in_hole(const struct opts *o, uint64_t off, uint64_t *end)
@@ -99,10 +96,11 @@ static int in_hole(const struct opts *o, uint64_t off, uint64_t *end)
 	return 1;
 }
 
-/* One piece read by verify_with(): pattern outside the holes, zeros inside. */
-static long long check(const struct opts *o, const unsigned char *buf, size_t len,
+/* One piece read by verify_with() (@arg: the opts): pattern outside the holes, zeros inside. */
+static long long check(const void *arg, const unsigned char *buf, size_t len,
 		       uint64_t base)
 {
+	const struct opts *o = arg;
 	uint64_t off, end, lim = base + len;
 	long long bad = -1;
 
@@ -111,14 +109,14 @@ static long long check(const struct opts *o, const unsigned char *buf, size_t le
 
 		if (end > lim)
 			end = lim;
-		bad = check_part(buf, base, off, end, zero, o->seed);
+		bad = check_part(buf, base, off, end, zero, &o->seed);
 	}
 	return bad;
 }
 
 static int verify(const struct opts *o, struct result *r)
 {
-	return unlinks ? 0 : verify_with(o, r, check, 0);
+	return unlinks ? 0 : verify_with(o, r, check, o, 0);
 }
 
 const struct workload workload = {
