@@ -43,30 +43,22 @@ static void snap(struct snap *s)
 		s->ev[i] = vmstat_get(events[i]);
 }
 
+/* The file of @how, in 1 MiB calls (reads of the hole must read zeros). */
 static int make(const char *path, enum how how)
 {
-	unsigned char *buf;
-	int fd = open_buf(path, O_RDWR | O_CREAT | O_TRUNC, MiB, &buf), ret = 0;
-	size_t off;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), ret = 0;
 
 	if (fd < 0)
 		return -1;
 	if (how == WRITE_SIZED || how == READ_HOLE)
 		ret = ftruncate(fd, SIZE);
-	for (off = 0; off < SIZE && !ret; off += MiB) {
-		if (how == READ_HOLE) {
-			ret = pread(fd, buf, MiB, off) == (ssize_t)MiB ? 0 : -1;
-			if (!ret && zero_check(buf, MiB) >= 0)
-				ret = -1;
-		} else if (how != FALLOCATE) {
-			pattern_fill(buf, MiB, off, 7);
-			ret = pwrite(fd, buf, MiB, off) == (ssize_t)MiB ? 0 : -1;
-		}
-	}
-	if (how == FALLOCATE && !ret)
+	if (!ret && how == READ_HOLE)
+		ret = fd_check_zero(fd, 0, SIZE) < 0 ? 0 : -1;
+	else if (!ret && how == FALLOCATE)
 		ret = fallocate(fd, 0, 0, SIZE);
+	else if (!ret)
+		ret = fill_fd(fd, SIZE, MiB, 7);
 	close(fd);
-	free(buf);
 	return ret;
 }
 

@@ -30,7 +30,6 @@ static int log_lines(void)
 }
 
 static char written[128];
-static unsigned char *buf;
 static int fd;			/* the hole file, read once */
 
 static void test_drop(void)
@@ -48,7 +47,7 @@ static void test_drop(void)
 	bad = check_file(written, SIZE, 13);
 	ksft_test_result(bad < 0, "dropcaches: written huge folios survive drop_caches=3 (mismatch %lld, FileHugePages %ld -> %ld kB)\n",
 			 bad, fhp0, fhp1);
-	z = pread(fd, buf, SIZE, 0) == SIZE ? zero_check(buf, SIZE) : 0;
+	z = fd_check_zero(fd, 0, SIZE);
 	ksft_test_result(z < 0 && fhp1 >= fhp0 - (long)(SIZE / KiB),
 			 "dropcaches: the hole still reads zeros (first non-zero %lld); at most its clean folios went\n", z);
 	ksft_test_result(l0 >= 0 && l1 == l0 + 1,
@@ -72,19 +71,18 @@ int main(int argc, char **argv)
 
 	probe_init(argc, argv, PAGECACHE_OPT);
 	/* Before the plan: a probe that cannot set up is a failure as a whole. */
-	buf = malloc(SIZE);
 	dir = mount_fs("ramfs", "huge=always");
-	if (!dir || !buf)
-		ksft_exit_fail_msg("mount/malloc: %s\n", strerror(errno));
+	if (!dir)
+		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
 	snprintf(written, sizeof(written), "%s/written", dir);
 	snprintf(hole, sizeof(hole), "%s/hole", dir);
 	if (write_file(written, SIZE, MiB, 13))
 		ksft_exit_fail_msg("write %s: %s\n", written, strerror(errno));
 	fd = open(hole, O_RDWR | O_CREAT, 0644);
-	if (fd < 0 || ftruncate(fd, SIZE) || pread(fd, buf, SIZE, 0) != SIZE)
+	/* Clean huge folios: read of the hole, which must read zeros. */
+	if (fd < 0 || ftruncate(fd, SIZE) || fd_check_zero(fd, 0, SIZE) >= 0)
 		ksft_exit_fail_msg("hole file: %s\n", strerror(errno));
 	probe_run(cases, ARRAY_SIZE(cases));
 	close(fd);
-	free(buf);
 	ksft_finished();
 }

@@ -61,7 +61,7 @@ static void one(const char *dir, int huge, enum how how)
 {
 	size_t stride = huge ? HPAGE : PAGE, off;
 	long want_pmd = huge ? (long)(SIZE / KiB) : 0, pmd, d = -1, left;
-	unsigned char *p, *buf = malloc(SIZE);
+	unsigned char *p;
 	volatile unsigned char sink = 0;
 	long long bad = 0;
 	char path[128];
@@ -71,7 +71,7 @@ static void one(const char *dir, int huge, enum how how)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	p = fd < 0 || ftruncate(fd, SIZE) ? MAP_FAILED :
 	    mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED || !buf) {
+	if (p == MAP_FAILED) {
 		ksft_test_result_fail("mapdirty: %s: open/mmap: %s\n", dir, strerror(errno));
 		goto out;
 	}
@@ -87,8 +87,7 @@ static void one(const char *dir, int huge, enum how how)
 	munmap(p, SIZE);
 	write_bytes(DROP, "3", 1);
 	left = cached(fd, SIZE);
-	if (pread(fd, buf, SIZE, 0) == (ssize_t)SIZE)
-		bad = how == READ_ONLY ? zero_check(buf, SIZE) : pattern_check(buf, SIZE, 0, 9);
+	bad = how == READ_ONLY ? fd_check_zero(fd, 0, SIZE) : fd_check_pattern(fd, 0, SIZE, 9);
 	if (how == READ_ONLY)
 		ok = pmd == want_pmd && d == 0 && left == 0 && bad < 0;
 	else
@@ -103,7 +102,6 @@ out:
 	if (fd >= 0)
 		close(fd);
 	unlink(path);
-	free(buf);
 }
 
 int main(int argc, char **argv)

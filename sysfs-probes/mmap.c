@@ -81,17 +81,10 @@ static long eligible(const void *p)
 	return p ? smaps_get(p, "THPeligible") : -1;
 }
 
+/* read(2) of the file gives what the stores wrote: -1, or the bad offset. */
 static long long read_back(int fd, size_t len)
 {
-	unsigned char *buf = malloc(MiB);
-	long long bad = buf ? -1 : 0;
-	size_t off;
-
-	for (off = 0; off < len && bad < 0; off += MiB)
-		bad = pread(fd, buf, MiB, off) == (ssize_t)MiB ?
-		      pattern_check(buf, MiB, off, 11) : (long long)off;
-	free(buf);
-	return bad;
+	return fd_check_pattern(fd, 0, len, 11);
 }
 
 /* The main case, and the three ways of saying no (@how). */
@@ -258,7 +251,7 @@ static void test_sigbus_past_eof(void)
 static void test_private_cow(void)
 {
 	int fd = sparse("priv", 8 * MiB);
-	unsigned char *p = map(fd, 8 * MiB, MAP_PRIVATE), *buf = malloc(8 * MiB);
+	unsigned char *p = map(fd, 8 * MiB, MAP_PRIVATE);
 	long long bad = p ? -1 : 0, z;
 
 	knob_set("always");
@@ -266,13 +259,12 @@ static void test_private_cow(void)
 		touch_write(p, 8 * MiB);
 		bad = pattern_check(p, 8 * MiB, 0, 11);
 	}
-	z = buf && pread(fd, buf, 8 * MiB, 0) == (ssize_t)(8 * MiB) ? zero_check(buf, 8 * MiB) : 0;
+	z = fd_check_zero(fd, 0, 8 * MiB);
 	ksft_test_result(bad < 0 && z < 0,
 			 "mmap: MAP_PRIVATE write copies: mapping has the data (mismatch %lld), file still zeros (first non-zero %lld)\n",
 			 bad, z);
 	if (p)
 		munmap(p, 8 * MiB);
-	free(buf);
 	close(fd);
 }
 

@@ -164,19 +164,6 @@ const char *mount_fs(const char *type, const char *opts)
 	return dir;
 }
 
-int open_buf(const char *path, int flags, size_t len, unsigned char **buf)
-{
-	int fd = open(path, flags, 0644);
-
-	*buf = fd < 0 ? NULL : malloc(len);
-	if (fd >= 0 && !*buf) {
-		close(fd);
-		errno = ENOMEM;
-		return -1;
-	}
-	return fd;
-}
-
 long nr_file_pages(void)
 {
 	vm_stat_refresh();

@@ -45,8 +45,6 @@ int has_pagecache_thp(void);
 /* A fresh ramfs (or tmpfs) mount with @opts; unmounted at exit. */
 const char *mount_fs(const char *type, const char *opts);
 
-/* open(@path, @flags, 0644) and a @len-byte buffer: the fd, or -1 and neither. */
-int open_buf(const char *path, int flags, size_t len, unsigned char **buf);
 /* Files of the pattern, written and read back: fill_file() and the rest, in thp.h. */
 
 /* Run the calling thread on @cpu only; 0 or -1 (with a message). */

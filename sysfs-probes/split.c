@@ -123,37 +123,32 @@ static int still_works(void)
 /* -1 if the whole file reads zeros, else the first offset that does not. */
 static long long check_file_zero(void)
 {
-	unsigned char *buf;
-	int fd = open_buf(path, O_RDONLY, SIZE, &buf);
-	long long bad = 0;
+	int fd = open(path, O_RDONLY);
+	long long bad;
 
 	if (fd < 0)
 		return 0;
-	if (pread(fd, buf, SIZE, 0) == SIZE)
-		bad = zero_check(buf, SIZE);
+	bad = fd_check_zero(fd, 0, SIZE);
 	close(fd);
-	free(buf);
 	return bad;
 }
 
 /*
  * A new file of four huge folios: dirty ones from write(2) of the pattern,
- * or clean ones from read(2) of a hole (zeros).  0, or -1.
+ * or clean ones from read(2) of a hole (which must read zeros).  0, or -1.
  */
 static int fresh(int clean)
 {
-	unsigned char *buf;
 	int fd, ret = -1;
 
 	unlink(path);
 	if (!clean)
 		return write_file(path, SIZE, MiB, 5);
-	fd = open_buf(path, O_RDWR | O_CREAT, SIZE, &buf);
+	fd = open(path, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
 		return -1;
-	if (!ftruncate(fd, SIZE) && pread(fd, buf, SIZE, 0) == SIZE)
+	if (!ftruncate(fd, SIZE) && fd_check_zero(fd, 0, SIZE) < 0)
 		ret = 0;
-	free(buf);
 	close(fd);
 	return ret;
 }

@@ -15,22 +15,19 @@ static const uint64_t cuts[] = { 0, 1, 4095, 4096, HPAGE - 1, HPAGE, HPAGE + 1,
 				 3 * MiB + 123, 2 * HPAGE - 4096, 2 * HPAGE, SIZE - 1 };
 #define NCUTS (sizeof(cuts) / sizeof(cuts[0]))
 
-static unsigned char buf[SIZE];
 static const char *dir;
 static long dirty0;
 
 /* Expect pattern in [0, from) and [to, SIZE), zeros in [from, to). */
 static long long check(int fd, uint64_t from, uint64_t to)
 {
-	long long bad, z;
+	long long bad;
 
-	if (pread(fd, buf, SIZE, 0) != SIZE)
-		return 0;
-	if ((bad = pattern_check(buf, from, 0, 5)) >= 0)
+	if ((bad = fd_check_pattern(fd, 0, from, 5)) >= 0)
 		return bad;
-	if ((z = zero_check(buf + from, to - from)) >= 0)
-		return from + z;
-	return pattern_check(buf + to, SIZE - to, to, 5);
+	if ((bad = fd_check_zero(fd, from, to - from)) >= 0)
+		return bad;
+	return fd_check_pattern(fd, to, SIZE - to, 5);
 }
 
 static void cut(uint64_t at, int punch)
