@@ -24,6 +24,11 @@ static int setup(const struct opts *o, int pass)
 	return block_order(o, &wl.order, o->size / o->bs, pass);
 }
 
+/*
+ * The timed loop.  read.c, write.c and rewrite.c each spell out their block
+ * loop on purpose: a shared one would put a call through a pointer into
+ * every block of what is measured.
+ */
 static int run(const struct opts *o, int pass, struct result *r)
 {
 	uint64_t n = o->size / o->bs, i;
