@@ -11,7 +11,6 @@ seed ran back to back) and summarised by their median and range; memcpy is
 matched by file size and block size."""
 import argparse
 import datetime
-import json
 import os
 import re
 import statistics
@@ -19,6 +18,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
+import jsonl  # noqa: E402
 import registry  # noqa: E402
 
 CONFIGS = ["ramfs-THP", "ramfs-4K", "tmpfs-huge", "tmpfs-4K", "memcpy"]
@@ -44,25 +44,14 @@ class InputError(Exception):
 
 
 def read_lines(paths):
-    """Every JSON object of the files, in order (any type)."""
+    """Every JSON object of the files, in order (any type); bad input
+    raises InputError naming the file and line."""
     out = []
     for path in paths:
         try:
-            f = open(path, encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"cannot read {path}: {e.strerror}")
-        with f:
-            for n, line in enumerate(f, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    raise InputError(f"{path}:{n}: not JSON: {line[:60]}")
-                if not isinstance(r, dict):
-                    raise InputError(f"{path}:{n}: not a JSON object")
-                out.append((path, n, r))
+            out += [(path, n, r) for n, r in jsonl.read(path, strict=True)]
+        except jsonl.Error as e:
+            raise InputError(str(e))
     return out
 
 

@@ -30,6 +30,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jsonl  # noqa: E402
 import registry  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -292,23 +293,9 @@ def judge_flip(w):
 # ------------------------------------------------------------------- a boot
 
 def load(path):
-    rows = []
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for n, line in enumerate(f, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    r = json.loads(line)
-                    if not isinstance(r, dict):
-                        raise ValueError
-                    rows.append(r)
-                except ValueError:
-                    rows.append({"type": "malformed", "n": n, "line": line[:80]})
-    except OSError as e:
-        rows.append({"type": "missing", "path": path, "error": str(e)})
-    return rows
+    """Every line of a results file; a garbled one or a missing file comes
+    back as a "malformed" or "missing" record, which judge() fails."""
+    return [r for _, r in jsonl.read(path, strict=False)]
 
 
 def judge(rows, expected, unknown=(), require=False, release=None, guest_rc=0,
