@@ -11,8 +11,10 @@ import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
 import gate  # noqa: E402
 import report  # noqa: E402
+import tap  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "testdata", "sample.jsonl")
@@ -258,7 +260,4 @@ with tempfile.TemporaryDirectory() as d:
     rc, _, err = quiet(report.main, [bad, "--out", d])
     check(rc == 2 and ":1: not JSON" in err, "malformed line: names the line, exit 2")
 
-print(f"1..{len(results)}")
-for i, (ok, name) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} {name}")
-sys.exit(0 if all(ok for ok, _ in results) else 1)
+tap.finish(results)

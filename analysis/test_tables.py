@@ -13,7 +13,9 @@ import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
 import tables  # noqa: E402
+import tap  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "testdata", "sample.jsonl")
@@ -206,10 +208,4 @@ try:
 finally:
     shutil.rmtree(tmp)
 
-print(f"1..{len(results)}")
-for i, (ok, name, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} {name}")
-    if not ok and detail:
-        for l in str(detail).splitlines()[:10]:
-            print(f"# {l}")
-sys.exit(0 if all(ok for ok, _, _ in results) else 1)
+tap.finish(results)

@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import registry  # noqa: E402
 import summarize  # noqa: E402
+import tap  # noqa: E402
 import verdict  # noqa: E402
 
 DATA = os.path.join(HERE, "testdata", "verdict")
@@ -327,10 +328,4 @@ done
           "guest/lib.sh run_one: a hung program and its children are killed at the limit",
           json.dumps([ex.get("hang"), left]))
 
-print(f"1..{len(results)}")
-for i, (ok, name, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} {name}")
-    if not ok and detail:
-        for l in str(detail).splitlines()[:10]:
-            print(f"# {l}")
-sys.exit(0 if all(ok for ok, _, _ in results) else 1)
+tap.finish(results)
