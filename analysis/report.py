@@ -119,6 +119,8 @@ def case_of(r):
 
 
 def touch_only(r):
+    if r["workload"] == "firsttouch":
+        return not r["params"].get("verify")
     return r["workload"] == "fault" and not (r["params"].get("verify")
                                              and r.get("mode") in FILLING_MODES)
 
@@ -243,6 +245,75 @@ def table(summary):
                          f"| {fmt(vs_memcpy(summary, case, cfg))} "
                          f"| {fmt(s['faults_gib'], 0)} | {fmt(s['xa_gib'], 0)} |")
     return "\n".join(lines)
+
+
+HINTS = ("none", "willwrite", "populate")
+
+
+def firsttouch_cells(rows, size):
+    """{(config, hint): [runs]} of the firsttouch runs of files of size that
+    did not fail."""
+    cells = {}
+    for r in rows:
+        if r["workload"] == "firsttouch" and r["params"].get("size") == size \
+                and not failed(r):
+            cells.setdefault((config_of(r), r.get("hint", r.get("mode"))), []).append(r)
+    return cells
+
+
+def spread(rs, key, scale=1.0, nd=0):
+    """Median of a field over the runs, with its min-max: "12 (10-15)"."""
+    v = [r[key] * scale for r in rs if r.get(key) is not None]
+    if not v:
+        return "-"
+    m = statistics.median(v)
+    return f"{m:.{nd}f} ({min(v):.{nd}f}-{max(v):.{nd}f})"
+
+
+def firsttouch(rows, size):
+    """The MADV_WILLWRITE table: per config and hint, the hint's time and
+    return, the faults, and the latency of the faulting stores and of all
+    stores (medians over runs of each run's quantile, with min-max)."""
+    cells = firsttouch_cells(rows, size)
+    if not cells:
+        return ""
+    lines = ["| config | hint | runs | madvise returns | hint ms | stores s | faults "
+             "| fault p50 us | fault p99 us | fault max us | store p99 us | store max us |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    cfgs = [c for c in CONFIGS if any(k[0] == c for k in cells)]
+    for cfg in cfgs + sorted({k[0] for k in cells} - set(cfgs)):
+        for hint in HINTS:
+            rs = cells.get((cfg, hint))
+            if not rs:
+                continue
+            rets = sorted({r.get("hint_ret") for r in rs}, key=str)
+            lines.append(f"| {cfg} | {hint} | {len(rs)} | {', '.join(map(str, rets))} "
+                         f"| {spread(rs, 'hint_s', 1e3, 1)} | {spread(rs, 'stores_s', 1, 3)} "
+                         f"| {spread(rs, 'faults')} | {spread(rs, 'faults_p50_us', 1, 1)} "
+                         f"| {spread(rs, 'faults_p99_us', 1, 1)} | {spread(rs, 'faults_max_us')} "
+                         f"| {spread(rs, 'stores_p99_us', 1, 1)} | {spread(rs, 'stores_max_us')} |")
+    return "\n".join(lines)
+
+
+def firsttouch_lines(rows, size):
+    """One computed sentence per config that has both a hint and none."""
+    cells = firsttouch_cells(rows, size)
+    out = []
+    for cfg in sorted({k[0] for k in cells}):
+        none, ww = cells.get((cfg, "none")), cells.get((cfg, "willwrite"))
+        if not none or not ww:
+            continue
+        def med(rs, key):
+            v = [r[key] for r in rs if r.get(key) is not None]
+            return statistics.median(v) if v else None
+        p99 = (med(none, "faults_p99_us"), med(ww, "faults_p99_us"))
+        mx = (med(none, "stores_max_us"), med(ww, "stores_max_us"))
+        if None in p99 or None in mx:
+            continue
+        out.append(f"- {cfg}: after MADV_WILLWRITE ({med(ww, 'hint_s') * 1e3:.1f} ms) the "
+                   f"faulting first stores take {p99[1]:.1f} us at p99 against {p99[0]:.1f} us "
+                   f"with no hint; the slowest store {mx[1]:.0f} us against {mx[0]:.0f} us.")
+    return out
 
 
 def size_bytes(text):
@@ -700,6 +771,8 @@ def main(argv=None):
                          "counts (default: on when THP_ICOUNT is set, as bench.sh runs it)")
     ap.add_argument("--headline", type=int, metavar="BYTES",
                     help="print only the short table for files of BYTES")
+    ap.add_argument("--firsttouch", type=int, metavar="BYTES",
+                    help="print only the first-store (MADV_WILLWRITE) table for files of BYTES")
     ap.add_argument("--iozone", type=int, metavar="BYTES",
                     help="print only the IOzone-like table for files of BYTES")
     ap.add_argument("--counts", nargs=2, metavar=("JSONL", "BYTES"),
@@ -712,6 +785,9 @@ def main(argv=None):
         print(f"report.py: {e}", file=sys.stderr)
         return 2
     summary = summarize(rows)
+    if a.firsttouch:
+        print(firsttouch(rows, a.firsttouch))
+        return 0
     if a.headline:
         print(headline(summary, a.headline, a.icount))
         return 0
@@ -753,6 +829,13 @@ def main(argv=None):
     io = iozone(summary, main_size)
     if io:
         md += [f"## IOzone-like set ({size_str(main_size)})", "", io, ""]
+    ft = firsttouch(rows, main_size)
+    if ft:
+        md += [f"## First stores into a sparse shared mapping ({size_str(main_size)})", "",
+               "One store per 4 KiB page, each timed alone; a fault is a store during "
+               "which the process's minor fault count moved.  Medians over runs of each "
+               "run's figure, with min-max.", ""] + firsttouch_lines(rows, main_size) + \
+            ["", ft, ""]
     md += ["## All runs", "", table(summary), ""]
     if bad:
         md += ["## Failed runs", ""] + [f"- {r['workload']} {r.get('mode', '')} on {r.get('dir')}: "

@@ -13,6 +13,8 @@ and everything between them is replaced.  NAME is one of
     bench   headline table, wall clock (out/bench, make bench)
     counts  headline table, instruction count (out/bench-counts, make bench)
     iozone  the IOzone-like table beside the 2013 posts (both of the above)
+    firsttouch  first stores after MADV_WILLWRITE, MADV_POPULATE_WRITE, no
+            hint (out/bench, make bench)
     gate    stock vs patched huge=never (out/icount-stock, -patched, make bench-icount)
     tests   the counts of make test (out/test-patched, -patched-debug)
 
@@ -165,6 +167,16 @@ def iozone_region(bench, counts):
             report.iozone_both(wall, main_size(wall), icount, main_size(icount))]
 
 
+def firsttouch_region(run):
+    s = report.summarize(run.rows)
+    size = main_size(s)
+    table = report.firsttouch(run.rows, size)
+    if not table:
+        raise DataError(f"{run.dir}: no firsttouch runs: rerun make bench")
+    return [f"Wall clock, {report.size_str(size)} mappings, {reps(s)} repetitions: make bench "
+            f"of {run.label}."] + [""] + report.firsttouch_lines(run.rows, size) + ["", table]
+
+
 def gate_region(stock, patched):
     """Median time patched / stock per case of the icount list, for the
     4K configurations the gate boots and memcpy at the same block size."""
@@ -225,6 +237,7 @@ def regions(out, names, stamp):
     """{name: text} for every name asked for; DataError lists all problems."""
     runs, errors = {}, []
     wanted = {"bench": ["bench"], "counts": ["counts"], "iozone": ["bench", "counts"],
+              "firsttouch": ["bench"],
               "gate": ["stock", "patched"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
                "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount")}
@@ -250,6 +263,8 @@ def regions(out, names, stamp):
                 text[n] = iozone_region(runs["bench"], runs["counts"])
             elif n == "gate":
                 text[n] = gate_region(runs["stock"], runs["patched"])
+            elif n == "firsttouch":
+                text[n] = firsttouch_region(runs["bench"])
             else:
                 text[n] = tests_region(out, stamp)
         except DataError as e:
@@ -299,7 +314,7 @@ def main(argv=None):
             with open(path, encoding="utf-8") as f:
                 lines = f.read().splitlines(True)
             docs[path] = (lines, find_regions(path, lines))
-        known = {"status", "bench", "counts", "iozone", "gate", "tests"}
+        known = {"status", "bench", "counts", "iozone", "firsttouch", "gate", "tests"}
         names = sorted({n for _, reg in docs.values() for n in reg} & set(a.only or known))
         unknown = sorted({n for _, reg in docs.values() for n in reg} - known)
         if unknown:

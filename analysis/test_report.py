@@ -245,6 +245,37 @@ with tempfile.TemporaryDirectory() as d:
 check(report.counts_data(report.summarize(one), 64 * MiB) == {},
       "a counts panel needs two positive values")
 
+# --- first stores (MADV_WILLWRITE) --------------------------------------------
+def ft(cfg, hint, seed, p99, mx, ret=0, failed=False):
+    """A firsttouch record; after MADV_POPULATE_WRITE no store faults, and
+    the workload prints null fault quantiles."""
+    q = {"faults_p50_us": p99 / 10, "faults_p99_us": p99, "faults_max_us": mx}
+    if hint == "populate":
+        q = dict.fromkeys(q)
+    return rec("firsttouch", hint, cfg=cfg, seed=seed, hint=hint, hint_ret=ret, hint_s=0.1,
+               stores_s=0.2, faults=0 if hint == "populate" else 128, stores_p99_us=2.0,
+               stores_max_us=mx, ok=not failed, **q)
+
+
+fts = [ft("ramfs-THP", "none", s, 9000 + s, 17000) for s in (1, 2, 3)] + \
+      [ft("ramfs-THP", "willwrite", s, 600 + s, 5000, ret=64 * MiB) for s in (1, 2, 3)] + \
+      [ft("ramfs-THP", "willwrite", 4, 1, 1, ret=64 * MiB, failed=True)] + \
+      [ft("ramfs-THP", "populate", 1, 0, 9000)]
+t = report.firsttouch(fts, 64 * MiB)
+row = [l for l in t.splitlines() if l.startswith("| ramfs-THP | willwrite")]
+check(len(row) == 1 and "| 3 | 67108864 |" in row[0] and "602.0 (601.0-603.0)" in row[0],
+      "firsttouch: medians with min-max over the runs that did not fail, hint's return shown")
+check("| ramfs-THP | populate | 1 | 0 |" in t and "| - | - | - |" in t,
+      "firsttouch: no faults after MADV_POPULATE_WRITE: quantiles shown as -")
+lines = report.firsttouch_lines(fts, 64 * MiB)
+check(len(lines) == 1 and "602.0 us at p99 against 9002.0 us" in lines[0]
+      and "5000 us against 17000 us" in lines[0],
+      "firsttouch: the summary line compares p99 and max of MADV_WILLWRITE with no hint")
+check(report.firsttouch(fts, 32 * MiB) == "" and report.firsttouch_lines(fts, 32 * MiB) == [],
+      "firsttouch: no runs of that size, no table")
+check(report.unit_of(ft("ramfs-THP", "none", 1, 1, 1)) == "pages/s",
+      "firsttouch without --verify touches one byte a page: pages/s")
+
 # --- bad input ---------------------------------------------------------------
 with tempfile.TemporaryDirectory() as d:
     bad = os.path.join(d, "bad.jsonl")

@@ -33,27 +33,15 @@ struct report {
 	double secs;		/* of the writes alone: no fork, no cgroup join */
 };
 
-/* Is the calling process in cgroup @cg (a path under CGROOT)? */
-static int in_cgroup(const char *cg)
-{
-	char buf[512], want[128];
-
-	snprintf(want, sizeof(want), "0::%s\n", cg + strlen(CGROOT));
-	return !read_text("/proc/self/cgroup", buf, sizeof(buf)) && strstr(buf, want);
-}
-
 /* The child: join @cg, say so, write @len bytes of pattern, report. */
 static void __attribute__((noreturn)) writer(const char *cg, const char *path, size_t len, int out)
 {
 	struct report r = { 0 };
 	unsigned char *buf = malloc(BS);
-	char procs[128], pid_s[16];
 	int fd;
 	double t0;
 
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-	snprintf(pid_s, sizeof(pid_s), "%d", getpid());
-	r.joined = !write_bytes(procs, pid_s, strlen(pid_s)) && in_cgroup(cg);
+	r.joined = cgroup_join(cg);
 	/* First message: the parent knows where we were even if we are killed. */
 	if (write(out, &r, sizeof(r)) != sizeof(r) || !r.joined || !buf)
 		_exit(3);

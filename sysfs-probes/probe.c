@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 int probe_node;
+static int require;
 static struct { const char *path; char value[64]; } saved[8];
 static int nr_saved;
 static char mounts[8][64];
@@ -46,11 +48,29 @@ int config_has(const char *opt)
 	return found;
 }
 
+void probe_missing(const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (require) {
+		ksft_set_plan(1);
+		ksft_test_result_fail("%s (--require)\n", what);
+		ksft_exit_fail();
+	}
+	ksft_exit_skip("%s\n", what);
+	exit(KSFT_SKIP);	/* kselftest.h does not say it does not return */
+}
+
 void probe_init(int argc, char **argv, const char *opt)
 {
 	const char *req = getenv("THP_REQUIRE");
-	int require = req && !strcmp(req, "1");
 	int i;
+
+	require = req && !strcmp(req, "1");
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--require")) {
@@ -66,14 +86,8 @@ void probe_init(int argc, char **argv, const char *opt)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
 	atexit(cleanup);
-	if (opt && !config_has(opt)) {
-		if (require) {
-			ksft_set_plan(1);
-			ksft_test_result_fail("%s is not set in this kernel (--require)\n", opt);
-			ksft_exit_fail();
-		}
-		ksft_exit_skip("%s is not set in this kernel\n", opt);
-	}
+	if (opt && !config_has(opt))
+		probe_missing("%s is not set in this kernel", opt);
 }
 
 int has_pagecache_thp(void)
@@ -213,6 +227,19 @@ long smaps_get(const void *addr, const char *field)
 	}
 	fclose(f);
 	return v;
+}
+
+int cgroup_join(const char *cg)
+{
+	char buf[512], want[128], pid[16];
+
+	snprintf(buf, sizeof(buf), "%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (write_bytes(buf, pid, strlen(pid)))
+		return 0;
+	/* The line of the unified hierarchy: "0::/thp-memcg". */
+	snprintf(want, sizeof(want), "0::%s\n", cg + strlen("/sys/fs/cgroup"));
+	return !read_text("/proc/self/cgroup", buf, sizeof(buf)) && strstr(buf, want);
 }
 
 int pin_cpu(int cpu)

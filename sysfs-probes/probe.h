@@ -19,6 +19,11 @@ extern int probe_node;		/* --node N: where memory should land */
  */
 void probe_init(int argc, char **argv, const char *opt);
 int config_has(const char *opt);
+/*
+ * The kernel lacks what the probe checks (@fmt says so): skip the whole
+ * probe, or fail it under --require.  Before the plan only.
+ */
+void probe_missing(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 /*
  * A sysfs or procfs setting: its current value (the word in brackets of a
@@ -46,6 +51,12 @@ int has_pagecache_thp(void);
 const char *mount_fs(const char *type, const char *opts);
 
 /* Files of the pattern, written and read back: fill_file() and the rest, in thp.h. */
+
+/*
+ * Move the calling process into cgroup v2 @cg (a directory under
+ * /sys/fs/cgroup): 1 if /proc/self/cgroup then names it, else 0.
+ */
+int cgroup_join(const char *cg);
 
 /* Run the calling thread on @cpu only; 0 or -1 (with a message). */
 int pin_cpu(int cpu);

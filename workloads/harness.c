@@ -373,6 +373,8 @@ int main(int argc, char **argv)
 		snprintf(r.error, sizeof(r.error), "data mismatch at offset %lld", r.bad);
 	print_off("corrupt_off", r.corrupt_off);
 	print_off("bad_off", r.bad);
+	if (workload.json)
+		workload.json(stdout);
 	printf(",\"ok\":%s,\"error\":\"%s\"}\n", ret ? "false" : "true", r.error);
 	return ret ? 1 : 0;
 }

@@ -48,6 +48,8 @@ struct workload {
 	/* --corrupt: flip a byte verify() reads; its offset, or -1 and fail() */
 	long long (*corrupt)(const struct opts *o, struct result *r);
 	void (*cleanup)(const struct opts *o);
+	/* Fields of its own, each as ",\"name\":value", after the common ones. */
+	void (*json)(FILE *f);
 };
 
 extern const struct workload workload;
