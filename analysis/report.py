@@ -99,7 +99,7 @@ def config_of(r):
         return "memcpy"
     fs, huge = r.get("fs", "?"), huge_of(r)
     if fs == "tmpfs":
-        return "tmpfs-huge" if huge in ("always", "within_size") else "tmpfs-4K"
+        return {"always": "tmpfs-huge", "within_size": "tmpfs-within_size"}.get(huge, "tmpfs-4K")
     if fs == "ramfs":
         return {"always": "ramfs-THP", "never": "ramfs-4K"}.get(huge, f"ramfs-{huge}")
     return fs
@@ -313,6 +313,70 @@ def firsttouch_lines(rows, size):
         out.append(f"- {cfg}: after MADV_WILLWRITE ({med(ww, 'hint_s') * 1e3:.1f} ms) the "
                    f"faulting first stores take {p99[1]:.1f} us at p99 against {p99[0]:.1f} us "
                    f"with no hint; the slowest store {mx[1]:.0f} us against {mx[0]:.0f} us.")
+    return out
+
+
+SMALL_CONFIGS = ["ramfs-4K", "ramfs-within_size", "ramfs-THP", "tmpfs-4K",
+                 "tmpfs-within_size", "tmpfs-huge"]
+SMALL_NAMES = {"ramfs-THP": "ramfs always", "ramfs-within_size": "ramfs within_size",
+               "ramfs-4K": "ramfs never (4K)", "tmpfs-huge": "tmpfs always",
+               "tmpfs-within_size": "tmpfs within_size", "tmpfs-4K": "tmpfs never (4K)"}
+
+
+def smallfiles_runs(rows):
+    """{(config, mode): [good wl-smallfiles runs]}"""
+    by = {}
+    for r in rows:
+        if r.get("workload") == "smallfiles" and not failed(r):
+            by.setdefault((config_of(r), r.get("mode")), []).append(r)
+    return by
+
+
+def smallfiles(rows):
+    """The small-file table: per configuration the page cache its files
+    held after writing, beside their bytes, and the seconds of each step:
+    medians over the runs (min-max)."""
+    by = smallfiles_runs(rows)
+    if not by:
+        return ""
+
+    def secs(cfg, mode):
+        v = [x["wall_s"] for x in by.get((cfg, mode), [])]
+        return f"{median_of(v):.3f} ({min(v):.3f}-{max(v):.3f})" if v else "-"
+
+    lines = ["| configuration | files | data MiB | page cache MiB after writing (min-max) "
+             "| create+write s | read s | unlink s |", "|---|---|---|---|---|---|---|"]
+    for cfg in SMALL_CONFIGS:
+        w = [x for x in by.get((cfg, "write"), []) if x.get("mem_kib", -1) >= 0]
+        if not w:
+            continue
+        mem = [x["mem_kib"] / 1024 for x in w]
+        lines.append(f"| {SMALL_NAMES[cfg]} | {w[0].get('files')} "
+                     f"| {w[0].get('data_kib', 0) / 1024:.1f} "
+                     f"| {median_of(mem):.1f} ({min(mem):.1f}-{max(mem):.1f}) "
+                     f"| {secs(cfg, 'write')} | {secs(cfg, 'read')} | {secs(cfg, 'unlink')} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def smallfiles_lines(rows):
+    """What the small-file table says about ramfs within_size against
+    ramfs-4K: memory, and time per step as per-repetition ratios."""
+    by = smallfiles_runs(rows)
+    out = []
+    base, wsz = by.get(("ramfs-4K", "write")), by.get(("ramfs-within_size", "write"))
+    if base and wsz:
+        m4 = median_of(x["mem_kib"] for x in base)
+        mw = median_of(x["mem_kib"] for x in wsz)
+        if m4:
+            out.append(f"ramfs within_size holds {mw / m4:.3f}x the page cache of ramfs-4K "
+                       f"after writing the same files ({mw / 1024:.1f} vs {m4 / 1024:.1f} MiB).")
+    for mode in ("write", "read", "unlink"):
+        a = {x["params"].get("seed"): x["wall_s"] for x in by.get(("ramfs-4K", mode), [])}
+        b = {x["params"].get("seed"): x["wall_s"] for x in by.get(("ramfs-within_size", mode), [])}
+        ratios = sorted(a[k] / b[k] for k in a if k in b and b[k] > 0)
+        if ratios:
+            out.append(f"{mode}: ramfs within_size is {median_of(ratios):.2f}x as fast as "
+                       f"ramfs-4K (per-repetition {min(ratios):.2f}-{max(ratios):.2f}).")
     return out
 
 

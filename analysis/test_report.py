@@ -35,6 +35,8 @@ def rec(workload="write", mode="write", cfg="ramfs-4K", size=64 * MiB, bs=MiB, s
     """One workload record as the harness prints it, for configuration cfg."""
     fs, huge = {"ramfs-THP": ("ramfs", "always"), "ramfs-4K": ("ramfs", "never"),
                 "tmpfs-huge": ("tmpfs", "always"), "tmpfs-4K": ("tmpfs", "never"),
+                "ramfs-within_size": ("ramfs", "within_size"),
+                "tmpfs-within_size": ("tmpfs", "within_size"),
                 "memcpy": ("ramfs", "")}[cfg]
     r = {"type": "workload", "workload": "memcpy" if cfg == "memcpy" else workload,
          "mode": "memcpy" if cfg == "memcpy" else mode,
@@ -273,6 +275,27 @@ check(len(lines) == 1 and "602.0 us at p99 against 9002.0 us" in lines[0]
       "firsttouch: the summary line compares p99 and max of MADV_WILLWRITE with no hint")
 check(report.firsttouch(fts, 32 * MiB) == "" and report.firsttouch_lines(fts, 32 * MiB) == [],
       "firsttouch: no runs of that size, no table")
+
+# The small-file table: memory after writing and seconds per step, per
+# configuration; within_size against 4K as per-repetition ratios.
+sm = []
+for seed in (1, 2, 3):
+    for cfg, mem, w in (("ramfs-4K", 3072, 0.4), ("ramfs-within_size", 3072, 0.2),
+                        ("ramfs-THP", 131072, 0.3), ("tmpfs-within_size", 3100, 0.5)):
+        for mode, wall in (("write", w), ("read", w / 2), ("unlink", w / 4)):
+            sm.append(rec("smallfiles", mode, cfg=cfg, seed=seed, wall=wall + seed * 0.01,
+                          files=64, data_kib=3072, mem_kib=mem if mode != "unlink" else 0))
+sm.append(rec("smallfiles", "write", cfg="ramfs-4K", seed=4, wall=9, ok=False, mem_kib=1))
+t = report.smallfiles(sm)
+check("| ramfs within_size | 64 | 3.0 | 3.0 (3.0-3.0) | 0.220 (0.210-0.230) |" in t
+      and "| ramfs always | 64 | 3.0 | 128.0 (128.0-128.0) |" in t and "tmpfs always" not in t,
+      "smallfiles: memory and seconds per configuration, failed runs left out, absent configs too")
+lines = report.smallfiles_lines(sm)
+check(lines and lines[0].startswith("ramfs within_size holds 1.000x the page cache of ramfs-4K")
+      and any(l.startswith("write: ramfs within_size is 1.91x") for l in lines),
+      "smallfiles: within_size against 4K, memory and per-repetition speed")
+check(report.smallfiles([rec()]) == "" and report.smallfiles_lines([rec()]) == [],
+      "smallfiles: no runs, no table")
 check(report.unit_of(ft("ramfs-THP", "none", 1, 1, 1)) == "pages/s",
       "firsttouch without --verify touches one byte a page: pages/s")
 

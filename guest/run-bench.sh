@@ -31,6 +31,7 @@ icount)
 	cases=$(case_list bench)
 	sweep="16 128 1024"
 	[ "$suite" = counts ] && sweep=""
+	[ "$suite" = bench ] && small="write read unlink"
 	;;
 esac
 
@@ -38,7 +39,13 @@ esac
 [ -n "$cases" ] || { echo "run-bench.sh: no cases for suite ${suite:-run} in $THP_CASES" >&2; exit 1; }
 n_cases=$(echo "$cases" | wc -l)
 n_configs=$(echo $configs | wc -w)
-total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs))
+# The small-file benchmark: six configurations, the within_size mounts too.
+if [ -n "$only" ] && ! echo " $only " | grep -q " smallfiles "; then
+	small=""
+fi
+small_configs="/mnt/ramfs-4k /mnt/ramfs-within /mnt/ramfs /mnt/tmpfs /mnt/tmpfs-within /mnt/tmpfs-huge"
+n_small=$(( $(echo ${small:-} | wc -w) * 3 * 6 ))
+total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs + n_small))
 i=0
 # A per-run limit only when the host asks for one (thp.timeout=).
 limit=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.timeout=//p')
@@ -115,6 +122,16 @@ for s in $sweep; do
 		done
 	done
 done
+# Small files, 4K to 256K, --size of them: three reps, interleaved.
+if [ -n "${small:-}" ]; then
+	for r in 1 2 3; do
+		for m in ${small:-}; do
+			for d in $small_configs; do
+				run wl-smallfiles --mode $m --bs 256K --dir $d --size $size --seed $r
+			done
+		done
+	done
+fi
 # fio as an independent check, on ramfs with and without huge folios and tmpfs.
 if [ "$suite" = bench ] && command -v fio >/dev/null; then
 	for d in $configs; do

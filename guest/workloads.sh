@@ -27,7 +27,7 @@ for dir in $dirs; do
 	[ "$dir" = /mnt/ramfs ] && echo always >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
 	while read -r w; do
 		# shellcheck disable=SC2086
-		one $dir 0 "$w" --size $size
+		one $dir 0 "$w" --size $size --orders
 	done </tmp/workloads.cases
 done
 # The check itself: with one byte flipped behind its back, every case on

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -409,4 +410,90 @@ uint64_t rng_next(uint64_t *state)
 {
 	*state += 0x9e3779b97f4a7c15ULL;
 	return mix(*state);
+}
+
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+#define PM_PFN_MASK		((1ULL << 55) - 1)
+
+static int kpageflags_of(int kf, uint64_t pfn, uint64_t *flags)
+{
+	return pread(kf, flags, 8, pfn * 8) == 8 ? 0 : -1;
+}
+
+/* Pages of the folio whose head is @pfn: the tails follow it in PFN order. */
+static unsigned long folio_pages_at(int kf, uint64_t pfn)
+{
+	unsigned long n = 1;
+	uint64_t flags;
+
+	while (!kpageflags_of(kf, pfn + n, &flags) &&
+	       (flags & (1ULL << KPF_COMPOUND_TAIL)))
+		n++;
+	return n;
+}
+
+long folio_orders(int fd, uint64_t len, unsigned long *hist, int max)
+{
+	size_t pages = (len + PAGE - 1) / PAGE, i = 0;
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t *ent = malloc(pages * 8 + 8);
+	unsigned char *p = MAP_FAILED;
+	long folios = -1;
+	int err = 0;
+
+	memset(hist, 0, max * sizeof(*hist));
+	if (pm < 0 || kf < 0 || !ent || !pages)
+		goto out;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED ||
+	    pread(pm, ent, pages * 8, (uintptr_t)p / PAGE * 8) != (ssize_t)(pages * 8))
+		goto out;
+	folios = 0;
+	while (i < pages) {
+		uint64_t pfn = ent[i] & PM_PFN_MASK, flags;
+		unsigned long n = 1;
+		int order = 0;
+
+		/* Not present, or no PFN (not root): nothing to tell. */
+		if (!(ent[i] >> 63) || !pfn || kpageflags_of(kf, pfn, &flags)) {
+			folios = -1;
+			errno = EPERM;
+			break;
+		}
+		if (flags & (1ULL << KPF_COMPOUND_HEAD))
+			n = folio_pages_at(kf, pfn);
+		while ((2UL << order) <= n)
+			order++;
+		hist[order < max ? order : max - 1]++;
+		folios++;
+		i += n;
+	}
+out:
+	err = errno;
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	free(ent);
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	errno = err;
+	return folios;
+}
+
+void folio_orders_json(FILE *f, const unsigned long *hist, int max)
+{
+	const char *sep = "";
+	int o;
+
+	fprintf(f, "\"orders\":{");
+	for (o = 0; o < max; o++) {
+		if (!hist[o])
+			continue;
+		fprintf(f, "%s\"%d\":%lu", sep, o, hist[o]);
+		sep = ",";
+	}
+	fprintf(f, "}");
 }

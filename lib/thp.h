@@ -89,6 +89,20 @@ int write_file(const char *path, uint64_t len, size_t bs, uint64_t seed);
 /* Read it back: -1 if it holds the pattern, else the bad offset (0: no file). */
 long long check_file(const char *path, uint64_t len, uint64_t seed);
 
+/*
+ * The page-cache folios of [0, @len) of @fd by order: @hist[o] (o < @max,
+ * larger orders counted in @hist[@max - 1]) is the number of folios of
+ * 2^o pages whose first page lies in the range.  Read from
+ * /proc/self/pagemap and /proc/kpageflags (root only) through a read-only
+ * shared mapping with MAP_POPULATE, which maps what is cached and fills
+ * what is not: use it on files without holes.  Returns the number of
+ * folios, or -1 (errno set).
+ */
+#define MAX_FOLIO_ORDER	11
+long folio_orders(int fd, uint64_t len, unsigned long *hist, int max);
+/* "orders":{"0":12,"9":2} (only orders that occur) for a JSON object. */
+void folio_orders_json(FILE *f, const unsigned long *hist, int max);
+
 /* Files: 0, or -errno.  read_text NUL-terminates. */
 int read_text(const char *path, char *buf, size_t len);
 int write_bytes(const char *path, const void *buf, size_t len);

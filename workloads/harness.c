@@ -26,7 +26,9 @@ static void usage(FILE *f)
 		"  --mode M       one of: %s\n"
 		"  --madvise A    none | huge | nohuge (mmap workloads)\n"
 		"  --private      MAP_PRIVATE instead of MAP_SHARED\n"
-		"  --corrupt      flip one byte before verifying (tests the check)\n",
+		"  --corrupt      flip one byte before verifying (tests the check)\n"
+		"  --orders       report the file's page-cache folios by order afterwards\n"
+		"                 (\"orders\" in the JSON; root, a file without holes)\n",
 		workload.name, workload.description, workload.modes);
 }
 
@@ -83,7 +85,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "pattern", 1, 0, 'P' }, { "seed", 1, 0, 'S' }, { "threads", 1, 0, 't' },
 		{ "dir", 1, 0, 'd' }, { "verify", 0, 0, 'v' }, { "no-verify", 0, 0, 'n' },
 		{ "mode", 1, 0, 'm' }, { "madvise", 1, 0, 'a' }, { "private", 0, 0, 'x' },
-		{ "corrupt", 0, 0, 'c' }, { "help", 0, 0, 'h' }, { 0 } };
+		{ "corrupt", 0, 0, 'c' }, { "orders", 0, 0, 'o' }, { "help", 0, 0, 'h' },
+		{ 0 } };
 	struct stat st;
 	static char first[32];
 	int c;
@@ -119,6 +122,7 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'x': o->private_map = 1; break;
 		case 'c': o->corrupt = 1; break;
+		case 'o': o->orders = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -309,6 +313,38 @@ static void print_off(const char *name, long long off)
 		printf(",\"%s\":null", name);
 }
 
+/*
+ * --orders: the folios of the file the run left, by order, if it is there
+ * and wholly cached (folio_orders() would fill a hole).  1, or 0 for none.
+ */
+static int file_orders(const char *path, unsigned long *orders)
+{
+	int fd = open(path, O_RDONLY), ok = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && st.st_size > 0) {
+		size_t pages = (st.st_size + PAGE - 1) / PAGE;
+		unsigned char *vec = malloc(pages);
+		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+
+		if (vec && p != MAP_FAILED && !mincore(p, st.st_size, vec)) {
+			size_t i;
+
+			for (i = 0; i < pages && (vec[i] & 1); i++)
+				;
+			ok = i == pages;
+		}
+		if (p != MAP_FAILED)
+			munmap(p, st.st_size);
+		free(vec);
+		ok = ok && folio_orders(fd, st.st_size, orders, MAX_FOLIO_ORDER) >= 0;
+	}
+	close(fd);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	struct counters a, b;
@@ -318,7 +354,8 @@ int main(int argc, char **argv)
 	const char *unit = workload.unit ? workload.unit : "bytes";
 	char fs[256], mopts[256], knob[128] = "n/a", *nl;
 	double wall = 0, cpu = 0;
-	int ret = 0, pass;
+	unsigned long orders[MAX_FOLIO_ORDER];
+	int ret = 0, pass, have_orders = 0;
 
 	parse(argc, argv, &o);
 	if (uname(&u))
@@ -341,6 +378,8 @@ int main(int argc, char **argv)
 	}
 	if (!ret && o.verify && workload.verify)
 		ret = workload.verify(&o, &r);
+	if (o.orders)
+		have_orders = file_orders(o.path, orders);
 	if (workload.cleanup)
 		workload.cleanup(&o);
 	if (wl.fd >= 0)
@@ -375,6 +414,13 @@ int main(int argc, char **argv)
 	print_off("bad_off", r.bad);
 	if (workload.json)
 		workload.json(stdout);
+	if (o.orders) {
+		printf(",");
+		if (have_orders)
+			folio_orders_json(stdout, orders, MAX_FOLIO_ORDER);
+		else
+			printf("\"orders\":null");
+	}
 	printf(",\"ok\":%s,\"error\":\"%s\"}\n", ret ? "false" : "true", r.error);
 	return ret ? 1 : 0;
 }

@@ -19,6 +19,7 @@ struct opts {
 	const char *madvise;	/* --madvise none|huge|nohuge */
 	int private_map;	/* --private: MAP_PRIVATE for mmap workloads */
 	int corrupt;		/* --corrupt: flip a byte before verifying */
+	int orders;		/* --orders: report the file's folio orders */
 	char path[256];		/* dir/wl-<name>.<pid> */
 };
 

@@ -1,0 +1,307 @@
+// Large folios of every order (hugepages-<size>kB/page_cache): the folio
+// sizes a file gets follow its writes.  Under the default policy
+// (within_size, a mount without huge=) 64 files of 48 KiB cost exactly
+// their pages and each holds a large folio; one write(2) of 4 MiB + 64
+// KiB gives two PMD folios and a 64 KiB one; 64 KiB writes give 64 KiB
+// folios and 1 MiB appends 1 MiB folios.  A per-size knob at never takes
+// that size out, huge=never takes every size out, junk leaves a knob
+// unchanged, a read fault maps a whole 1 MiB folio, and debugfs splits a
+// file holding one folio of each order from 16 KiB to 2 MiB with data and
+// counters intact.  Orders are read
+// from /proc/kpageflags (lib/thp.c folio_orders()).
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define SIZES	"/sys/kernel/mm/transparent_hugepage/hugepages-%lukB/%s"
+#define NFILES	64
+
+static const char *dir, *dir_never;
+
+static const char *size_path(unsigned long kb, const char *file)
+{
+	static char path[160];
+
+	snprintf(path, sizeof(path), SIZES, kb, file);
+	return path;
+}
+
+static long size_stat(unsigned long kb, const char *stat)
+{
+	char buf[32];
+
+	if (read_text(size_path(kb, stat), buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
+/* The folios of @path by order, as "o:n o:n"; @hist filled.  -1: unreadable. */
+static long orders_of(const char *path, uint64_t len, unsigned long *hist,
+		      char *text, size_t tlen)
+{
+	int fd = open(path, O_RDONLY);
+	long n = fd < 0 ? -1 : folio_orders(fd, len, hist, MAX_FOLIO_ORDER);
+	size_t at = 0;
+	int o;
+
+	if (fd >= 0)
+		close(fd);
+	text[0] = 0;
+	for (o = 0; n >= 0 && o < MAX_FOLIO_ORDER; o++)
+		if (hist[o] && at < tlen)
+			at += snprintf(text + at, tlen - at, "%s%d:%lu", at ? " " : "",
+				       o, hist[o]);
+	if (n < 0)
+		snprintf(text, tlen, "unreadable (%s)", strerror(errno));
+	return n;
+}
+
+/* Does @hist hold exactly the folios of @want ({order, count}, ends at -1)? */
+static int hist_is(const unsigned long *hist, const int (*want)[2])
+{
+	unsigned long expect[MAX_FOLIO_ORDER] = { 0 };
+	int o;
+
+	for (; (*want)[0] >= 0; want++)
+		expect[(*want)[0]] = (*want)[1];
+	for (o = 0; o < MAX_FOLIO_ORDER; o++)
+		if (hist[o] != expect[o])
+			return 0;
+	return 1;
+}
+
+static void test_small_files(void)
+{
+	long before = nr_file_pages(), grown;
+	int i, without = 0;
+	long long bad = -1;
+	char path[160], text[160] = "";
+
+	for (i = 0; i < NFILES && bad < 0; i++) {
+		snprintf(path, sizeof(path), "%s/small.%d", dir, i);
+		if (write_file(path, 48 * KiB, 48 * KiB, i))
+			bad = 0;
+	}
+	grown = nr_file_pages() - before;
+	for (i = 0; i < NFILES && bad < 0; i++) {
+		unsigned long hist[MAX_FOLIO_ORDER];
+		int o, large = 0;
+
+		snprintf(path, sizeof(path), "%s/small.%d", dir, i);
+		bad = check_file(path, 48 * KiB, i);
+		if (orders_of(path, 48 * KiB, hist, text, sizeof(text)) < 0)
+			without++;
+		for (o = 2; o < MAX_FOLIO_ORDER; o++)
+			large += hist[o];
+		without += !large;
+	}
+	ksft_test_result(grown == NFILES * 12 && !without && bad < 0,
+			 "orders: %d files of 48 KiB: nr_file_pages %+ld (want %+d), %d without a folio of order >= 2 (last: %s), mismatch %lld\n",
+			 NFILES, grown, NFILES * 12, without, text, bad);
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/small.%d", dir, i);
+		unlink(path);
+	}
+}
+
+/* One file written in @bs-sized writes: its folios must be exactly @want. */
+static const struct order_case {
+	const char *what;
+	const char **dir;
+	uint64_t len;
+	size_t bs;
+	const char *knob_kb, *knob;	/* a per-size knob set for the case */
+	int want[MAX_FOLIO_ORDER + 1][2];
+} cases[] = {
+	{ "4 MiB + 64 KiB in one write(2)", &dir, 4 * MiB + 64 * KiB, 4 * MiB + 64 * KiB,
+	  NULL, NULL, { { 9, 2 }, { 4, 1 }, { -1 } } },
+	{ "4 MiB + 64 KiB in 64 KiB writes", &dir, 4 * MiB + 64 * KiB, 64 * KiB,
+	  NULL, NULL, { { 4, 65 }, { -1 } } },
+	{ "4 MiB appended in 1 MiB writes", &dir, 4 * MiB, MiB,
+	  NULL, NULL, { { 8, 4 }, { -1 } } },
+	{ "one write(2) of 2 MiB + 1 MiB + ... + 16 KiB", &dir, 4 * MiB - 16 * KiB,
+	  4 * MiB - 16 * KiB, NULL, NULL,
+	  { { 9, 1 }, { 8, 1 }, { 7, 1 }, { 6, 1 }, { 5, 1 }, { 4, 1 }, { 3, 1 }, { 2, 1 },
+	    { -1 } } },
+	{ "4 MiB + 64 KiB in one write(2), hugepages-2048kB at never", &dir,
+	  4 * MiB + 64 * KiB, 4 * MiB + 64 * KiB, "2048", "never",
+	  { { 8, 4 }, { 4, 1 }, { -1 } } },
+	{ "48 KiB on huge=never", &dir_never, 48 * KiB, 48 * KiB,
+	  NULL, NULL, { { 0, 12 }, { -1 } } },
+};
+
+static void test_orders(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct order_case *c = &cases[i];
+		unsigned long hist[MAX_FOLIO_ORDER];
+		char path[160], text[200];
+		long long bad;
+		int set = 0;
+
+		if (c->knob)
+			set = setting_set(size_path(atol(c->knob_kb), "page_cache"), c->knob);
+		snprintf(path, sizeof(path), "%s/orders", *c->dir);
+		bad = write_file(path, c->len, c->bs, 7) ? 0 : check_file(path, c->len, 7);
+		orders_of(path, c->len, hist, text, sizeof(text));
+		if (c->knob)
+			setting_set(size_path(atol(c->knob_kb), "page_cache"), "inherit");
+		ksft_test_result(!set && hist_is(hist, c->want) && bad < 0,
+				 "orders: %s: folios by order %s, mismatch %lld\n",
+				 c->what, text, bad);
+		unlink(path);
+	}
+}
+
+/* hugepages-64kB/stats/page_cache_alloc counts each 64 KiB folio added. */
+static void test_stats(void)
+{
+	long a0 = size_stat(64, "stats/page_cache_alloc");
+	long f0 = size_stat(64, "stats/page_cache_fallback");
+	long pmd0 = size_stat(2048, "stats/page_cache_alloc");
+	long wa0 = vmstat_get("thp_write_alloc");
+	char path[160];
+	long long bad;
+	long a, pmd, wa;
+
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	bad = write_file(path, 2 * MiB + 192 * KiB, 2 * MiB + 192 * KiB, 3);
+	a = size_stat(64, "stats/page_cache_alloc") - a0;
+	pmd = size_stat(2048, "stats/page_cache_alloc") - pmd0;
+	wa = vmstat_get("thp_write_alloc") - wa0;
+	ksft_test_result(a0 >= 0 && f0 >= 0 && !bad && a == 1 && pmd == 1 && wa == 1,
+			 "orders: 2 MiB + 192 KiB in one write(2): hugepages-64kB page_cache_alloc %+ld (want +1), hugepages-2048kB %+ld, thp_write_alloc %+ld (want +1 each), fallback %+ld\n",
+			 a, pmd, wa, size_stat(64, "stats/page_cache_fallback") - f0);
+	unlink(path);
+}
+
+/* Every size from 16 KiB to 2 MiB has its knob, inherit by default; junk is refused. */
+static void test_knobs(void)
+{
+	/* deny, force and 0/1 are the top-level knob's only; default is huge='s. */
+	static const char *const junk[] = {
+		"junk", "deny", "force", "default", "1", "0", "always junk", "inherit\n\n",
+	};
+	unsigned long kb;
+	int missing = 0, bad = 0;
+	unsigned int i;
+
+	for (kb = 16; kb <= 2048; kb *= 2) {
+		const char *v = setting_get(size_path(kb, "page_cache"));
+
+		if (!v || strcmp(v, "inherit") || size_stat(kb, "stats/page_cache_fallback") < 0)
+			missing++;
+	}
+	for (i = 0; i < ARRAY_SIZE(junk); i++) {
+		int err = write_bytes(size_path(64, "page_cache"), junk[i], strlen(junk[i]));
+		const char *v = setting_get(size_path(64, "page_cache"));
+
+		if (err != -EINVAL || !v || strcmp(v, "inherit")) {
+			msg("'%s': %s, now %s\n", junk[i], strerror(-err), v ? v : "unreadable");
+			bad++;
+		}
+	}
+	ksft_test_result(!missing && !bad && setting_get(size_path(8, "page_cache")) == NULL,
+			 "orders: hugepages-16kB..2048kB: %d missing or not inherit, %d junk writes not refused with EINVAL or changing the value, no hugepages-8kB\n",
+			 missing, bad);
+}
+
+/*
+ * Reading through a mapping: a read fault maps the whole large folio under
+ * it, not a 64 KiB fault-around window: 4 faults for 4 MiB of 1 MiB folios.
+ */
+static void test_fault(void)
+{
+	uint64_t len = 4 * MiB;
+	char path[160];
+	long faults = -1;
+	long long bad;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fault", dir);
+	bad = write_file(path, len, MiB, 5) ? 0 : -1;
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		unsigned char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+
+		if (p != MAP_FAILED) {
+			struct rusage a, b;
+			volatile unsigned char sum = 0;
+			uint64_t off;
+
+			getrusage(RUSAGE_SELF, &a);
+			for (off = 0; off < len; off += PAGE)
+				sum += p[off];
+			getrusage(RUSAGE_SELF, &b);
+			faults = b.ru_minflt + b.ru_majflt - a.ru_minflt - a.ru_majflt;
+			if (bad < 0)
+				bad = pattern_check(p, len, 0, 5);
+			munmap(p, len);
+		}
+		close(fd);
+	}
+	ksft_test_result(faults == 4 && bad < 0,
+			 "orders: reading 4 MiB of 1 MiB folios through a mapping: %ld faults (want 4, one per folio), mismatch %lld\n",
+			 faults, bad);
+	unlink(path);
+}
+
+/* debugfs split_huge_pages on a file with one folio of each order 2..9. */
+static void test_split(void)
+{
+	uint64_t len = 4 * MiB - 16 * KiB;
+	unsigned long hist[MAX_FOLIO_ORDER];
+	long pages0, pages, thp0, thp;
+	char path[160], cmd[200], text[200];
+	long long bad;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/split", dir);
+	bad = write_file(path, len, len, 11) ? 0 : -1;
+	pages0 = nr_file_pages();
+	thp0 = meminfo_now_kb("FileHugePages");
+	snprintf(cmd, sizeof(cmd), "%s,0x0,0x%lx", path, (unsigned long)(len / PAGE));
+	err = write_bytes(SPLIT, cmd, strlen(cmd));
+	pages = nr_file_pages() - pages0;
+	thp = meminfo_now_kb("FileHugePages") - thp0;
+	if (bad < 0)
+		bad = check_file(path, len, 11);
+	orders_of(path, len, hist, text, sizeof(text));
+	ksft_test_result(!err && bad < 0 && pages == 0 && thp == -2048 &&
+			 hist_is(hist, (const int[][2]){ { 0, len / PAGE }, { -1 } }),
+			 "orders: split of folios of orders 2..9: %s, nr_file_pages %+ld (want 0), FileHugePages %+ld kB (want -2048), folios by order %s, mismatch %lld\n",
+			 err ? strerror(-err) : "ok", pages, thp, text, bad);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct probe_case pcases[] = {
+		{ "knobs", test_knobs, 1 },
+		{ "small files", test_small_files, 1 },
+		{ "orders", test_orders, ARRAY_SIZE(cases) },
+		{ "stats", test_stats, 1 },
+		{ "fault", test_fault, 1 },
+		{ "split", test_split, 1 },
+	};
+
+	probe_init(argc, argv, PAGECACHE_OPT);
+	if (access(size_path(2048, "page_cache"), F_OK))
+		probe_missing("no hugepages-<size>kB/page_cache knobs");
+	require_knob("within_size");	/* the default policy, as users get it */
+	dir = mount_fs("ramfs", "");
+	dir_never = mount_fs("ramfs", "huge=never");
+	if (!dir || !dir_never)
+		ksft_exit_fail_msg("mount ramfs: %s\n", strerror(errno));
+	probe_run(pcases, ARRAY_SIZE(pcases));
+	ksft_finished();
+}
