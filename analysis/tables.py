@@ -15,6 +15,8 @@ and everything between them is replaced.  NAME is one of
     iozone  the IOzone-like table beside the 2013 posts (both of the above)
     firsttouch  first stores after MADV_WILLWRITE, MADV_POPULATE_WRITE, no
             hint (out/bench, make bench)
+    summary what the bench and counts tables show, in sentences computed from
+            them (out/bench, out/bench-counts)
     gate    stock vs patched huge=never (out/icount-stock, -patched, make bench-icount)
     tests   the counts of make test (out/test-patched, -patched-debug)
 
@@ -34,6 +36,7 @@ import subprocess
 import sys
 import textwrap
 
+import gate
 import report
 
 TOP = report.TOP
@@ -177,6 +180,30 @@ def firsttouch_region(run):
             f"of {run.label}."] + [""] + report.firsttouch_lines(run.rows, size) + ["", table]
 
 
+def summary_region(bench, counts):
+    """The sentences under the headline tables: report.py's summary of each
+    run, then the counts that do not depend on the machine (faults and
+    xarray nodes of the 1 MiB cases under -icount)."""
+    lines = []
+    for run, what, icount in ((bench, "Wall clock", False), (counts, "Instructions", True)):
+        s = report.summarize(run.rows)
+        lines.append(f"{what} ({report.size_str(main_size(s))}): "
+                     + " ".join(report.summary_lines(s, main_size(s), run.rows, icount)))
+    s = report.summarize(counts.rows)
+    size = main_size(s)
+    facts = []
+    for name, key, scale, unit in (("fault write", "faults_gib", 1, "faults"),
+                                   ("write write", "xa_gib", 1 / 1024, "KiB of xarray nodes")):
+        c = s.get((name, size, 1 << 20), {})
+        four, thp = (c.get(k, {}).get(key) for k in ("ramfs-4K", "ramfs-THP"))
+        if four is not None and thp:
+            facts.append(f"{name} (1M) {four * scale:.0f} -> {thp * scale:.0f} {unit} per GiB "
+                         f"({four / thp:.0f}x fewer)")
+    if facts:
+        lines.append("Machine-independent counts, ramfs-4K -> ramfs-THP: " + "; ".join(facts) + ".")
+    return lines
+
+
 def gate_region(stock, patched):
     """Median time patched / stock per case of the icount list, for the
     4K configurations the gate boots and memcpy at the same block size."""
@@ -193,6 +220,21 @@ def gate_region(stock, patched):
         s, p = med["stock"].get((case, cfg)), med["patched"].get((case, cfg))
         return f"{p / s:.3f}" if s and p else "-"
 
+    def side(run):
+        # The whole run (its progress and case lines too) where it was kept.
+        path = os.path.join(run.dir, "results.jsonl")
+        try:
+            return gate.side(path if os.path.exists(path) else run.path)
+        except report.InputError as e:
+            raise DataError(str(e))
+
+    rows, problems, ok = gate.gate(side(stock), side(patched), gate.LIMIT)
+    worst = max((r for r in rows if r[4] is not None), key=lambda r: r[4], default=None)
+    verdict = (f"Gate (analysis/gate.py, limit {gate.LIMIT * 100:g}%): "
+               f"{'PASS' if ok else 'FAIL'}, {sum(1 for r in rows if r[5] == 'yes')} of "
+               f"{len(rows)} case and configuration pairs within the limit"
+               + (f", the largest {worst[4]:.3f} ({worst[0]}, {worst[1]})" if worst else "")
+               + "".join(f"; {p}" for p in problems) + ".")
     lines = [f"Median time, patched / stock (above 1: patched is slower). Stock: {stock.label}. "
              f"Patched: {patched.label}.", "",
              "| workload (bs), patched / stock time | ramfs huge=never | tmpfs huge=never "
@@ -202,7 +244,7 @@ def gate_region(stock, patched):
         lines.append(f"| {name} ({report.size_str(bs)}), {report.size_str(size)} "
                      f"| {ratio((name, size, bs), 'ramfs-4K')} | {ratio((name, size, bs), 'tmpfs-4K')} "
                      f"| {ratio(('memcpy memcpy', size, bs), 'memcpy')} |")
-    return lines
+    return lines + ["", verdict]
 
 
 def tests_region(out, stamp):
@@ -237,7 +279,7 @@ def regions(out, names, stamp):
     """{name: text} for every name asked for; DataError lists all problems."""
     runs, errors = {}, []
     wanted = {"bench": ["bench"], "counts": ["counts"], "iozone": ["bench", "counts"],
-              "firsttouch": ["bench"],
+              "firsttouch": ["bench"], "summary": ["bench", "counts"],
               "gate": ["stock", "patched"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
                "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount")}
@@ -263,6 +305,8 @@ def regions(out, names, stamp):
                 text[n] = iozone_region(runs["bench"], runs["counts"])
             elif n == "gate":
                 text[n] = gate_region(runs["stock"], runs["patched"])
+            elif n == "summary":
+                text[n] = summary_region(runs["bench"], runs["counts"])
             elif n == "firsttouch":
                 text[n] = firsttouch_region(runs["bench"])
             else:
@@ -314,7 +358,8 @@ def main(argv=None):
             with open(path, encoding="utf-8") as f:
                 lines = f.read().splitlines(True)
             docs[path] = (lines, find_regions(path, lines))
-        known = {"status", "bench", "counts", "iozone", "firsttouch", "gate", "tests"}
+        known = {"status", "bench", "counts", "iozone", "firsttouch", "summary", "gate",
+                 "tests"}
         names = sorted({n for _, reg in docs.values() for n in reg} & set(a.only or known))
         unknown = sorted({n for _, reg in docs.values() for n in reg} - known)
         if unknown:

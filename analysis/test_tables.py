@@ -35,6 +35,8 @@ old bench | 1.23 |
 <!-- tables:counts end -->
 <!-- tables:iozone begin -->
 <!-- tables:iozone end -->
+<!-- tables:summary begin -->
+<!-- tables:summary end -->
 <!-- tables:gate begin -->
 old gate
 <!-- tables:gate end -->
@@ -123,12 +125,19 @@ try:
     outside = [l for l in t.splitlines() if not l.startswith(("|", "<!--"))]
     check(t.startswith("# Title\nhand-written text stays\n\n<!-- tables:status begin -->\n")
           and "\nbetween\n<!-- tables:bench begin -->\n" in t and t.endswith("<!-- tables:tests end -->\ntail text\n")
-          and "old" not in t and t.count("<!-- tables:") == 12,
+          and "old" not in t and t.count("<!-- tables:") == 14,
           "fresh data: exactly the marked regions are replaced, markers and text kept", t[:400])
     check("| write write (1M) |" in t and "make bench of project commit abc123def456, thp-series "
           f"{stamp}, Linux 6.1.192-test, 2026-12-04 08:10 UTC" in " ".join(t.split()),
           "each table names the commit, series, kernel and date of its data")
     check("| write write (1M), 64M | 1.000 | - | 1.000 |" in t, "the gate table: patched / stock per case")
+    # The sample has a case that failed on one side: the verdict says so.
+    check("Gate (analysis/gate.py, limit 3%): FAIL, 4 of 5 case and configuration pairs "
+          "within the limit" in " ".join(t.split()),
+          "the gate table ends with gate.py's verdict and limit", t[t.find("Median time"):])
+    check("Wall clock (64M): Huge folios on ramfs:" in " ".join(t.split())
+          and "Instructions (64M):" in " ".join(t.split()),
+          "the summary: report.py's sentences for both runs", t)
     check("make test: patched: 350 passed, 0 failed, 2 skipped" in " ".join(t.split())
           and "patched-debug: no results of this series" in " ".join(t.split()),
           "the test counts, and an absent debug run said as such")
