@@ -198,7 +198,8 @@ static void test_knobs(void)
 	for (kb = 16; kb <= 2048; kb *= 2) {
 		const char *v = setting_get(size_path(kb, "page_cache"));
 
-		if (!v || strcmp(v, "inherit") || size_stat(kb, "stats/page_cache_fallback") < 0)
+		if (!v || strcmp(v, "inherit") || size_stat(kb, "stats/page_cache_fallback") < 0 ||
+		    size_stat(kb, "stats/page_cache_fallback_charge") < 0)
 			missing++;
 	}
 	for (i = 0; i < ARRAY_SIZE(junk); i++) {
