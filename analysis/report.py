@@ -365,9 +365,9 @@ def smallfiles_lines(rows):
     out = []
     base, wsz = by.get(("ramfs-4K", "write")), by.get(("ramfs-within_size", "write"))
     if base and wsz:
-        m4 = median_of(x["mem_kib"] for x in base)
-        mw = median_of(x["mem_kib"] for x in wsz)
-        if m4:
+        m4 = median_of(x["mem_kib"] for x in base if x.get("mem_kib", -1) >= 0)
+        mw = median_of(x["mem_kib"] for x in wsz if x.get("mem_kib", -1) >= 0)
+        if m4 and mw is not None:
             out.append(f"ramfs within_size holds {mw / m4:.3f}x the page cache of ramfs-4K "
                        f"after writing the same files ({mw / 1024:.1f} vs {m4 / 1024:.1f} MiB).")
     for mode in ("write", "read", "unlink"):

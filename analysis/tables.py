@@ -15,6 +15,7 @@ and everything between them is replaced.  NAME is one of
     iozone  the IOzone-like table beside the 2013 posts (both of the above)
     firsttouch  first stores after MADV_WILLWRITE, MADV_POPULATE_WRITE, no
             hint (out/bench, make bench)
+    smallfiles  the small-file benchmark (out/bench, make bench)
     summary what the bench and counts tables show, in sentences computed from
             them (out/bench, out/bench-counts)
     gate    stock vs patched huge=never (out/icount-stock, -patched, make bench-icount)
@@ -180,6 +181,14 @@ def firsttouch_region(run):
             f"of {run.label}."] + [""] + report.firsttouch_lines(run.rows, size) + ["", table]
 
 
+def smallfiles_region(run):
+    table = report.smallfiles(run.rows)
+    if not table:
+        raise DataError(f"{run.dir}: no smallfiles runs: rerun make bench")
+    return [f"Wall clock: make bench of {run.label}."] + [""] + \
+        report.smallfiles_lines(run.rows) + ["", table]
+
+
 def summary_region(bench, counts):
     """The sentences under the headline tables: report.py's summary of each
     run, then the counts that do not depend on the machine (faults and
@@ -280,6 +289,7 @@ def regions(out, names, stamp):
     runs, errors = {}, []
     wanted = {"bench": ["bench"], "counts": ["counts"], "iozone": ["bench", "counts"],
               "firsttouch": ["bench"], "summary": ["bench", "counts"],
+              "smallfiles": ["bench"],
               "gate": ["stock", "patched"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
                "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount")}
@@ -305,6 +315,8 @@ def regions(out, names, stamp):
                 text[n] = iozone_region(runs["bench"], runs["counts"])
             elif n == "gate":
                 text[n] = gate_region(runs["stock"], runs["patched"])
+            elif n == "smallfiles":
+                text[n] = smallfiles_region(runs["bench"])
             elif n == "summary":
                 text[n] = summary_region(runs["bench"], runs["counts"])
             elif n == "firsttouch":
@@ -359,7 +371,7 @@ def main(argv=None):
                 lines = f.read().splitlines(True)
             docs[path] = (lines, find_regions(path, lines))
         known = {"status", "bench", "counts", "iozone", "firsttouch", "summary", "gate",
-                 "tests"}
+                 "smallfiles", "tests"}
         names = sorted({n for _, reg in docs.values() for n in reg} & set(a.only or known))
         unknown = sorted({n for _, reg in docs.values() for n in reg} - known)
         if unknown:

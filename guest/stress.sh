@@ -21,9 +21,12 @@ rm -f /tmp/stress.* $stop
 old=""
 [ -w $knob ] && old=$(sed 's/.*\[\(.*\)\].*/\1/' $knob)
 sizes=$(ls -d /sys/kernel/mm/transparent_hugepage/hugepages-*kB 2>/dev/null)
+for d in $sizes; do
+	sed 's/.*\[\(.*\)\].*/\1/' "$d/page_cache" >"/tmp/stress.old.${d##*-}"
+done
 restore() {
 	[ -n "$old" ] && echo "$old" >$knob
-	for d in $sizes; do echo inherit >"$d/page_cache"; done
+	for d in $sizes; do cat "/tmp/stress.old.${d##*-}" >"$d/page_cache"; done
 }
 trap 'touch $stop; restore; exit 143' TERM
 trap 'touch $stop; restore; exit 130' INT

@@ -328,4 +328,15 @@ done
           "guest/lib.sh run_one: a hung program and its children are killed at the limit",
           json.dumps([ex.get("hang"), left]))
 
+# --orders: a huge=never mount must hold small folios only.
+never = {"ok": True, "mount": "rw,relatime,huge=never", "orders": {"0": 12}}
+check(verdict.judge_case({"rc": 0}, [never]) == ("pass", ""),
+      "orders: small folios only on huge=never pass")
+big = dict(never, orders={"0": 4, "2": 2})
+st, why = verdict.judge_case({"rc": 0}, [big])
+check(st == "fail" and "order 2" in why, "orders: a large folio on huge=never fails the case", why)
+check(verdict.judge_case({"rc": 0}, [dict(big, mount="rw,huge=always")]) == ("pass", "")
+      and verdict.judge_case({"rc": 0}, [dict(never, orders=None)]) == ("pass", ""),
+      "orders: large folios elsewhere, or no orders reported, are no verdict")
+
 tap.finish(results)

@@ -268,12 +268,26 @@ def judge_case(obj, pending):
             return "fail", f"the flipped byte was not caught ({status_text(rc)})"
         return "fail", f"{status_text(rc)}, {len(pending)} workload records" + (f": {err}" if err else "")
     if rc == 0 and oks == [True]:
-        return "pass", ""
+        return judge_orders(pending[0])
     if not pending:
         return "fail", f"{status_text(rc)}, no workload record (crashed?)"
     if rc == 0 and len(pending) != 1:
         return "fail", f"{len(pending)} workload records, expected 1"
     return "fail", (f"{status_text(rc)}: {err}" if err else status_text(rc))
+
+
+def judge_orders(w):
+    """--orders: a huge=never mount (ramfs or tmpfs) holds small folios
+    only, whatever the knobs say; a file left with a large folio there
+    fails the case."""
+    orders = w.get("orders")
+    never = "huge=never" in str(w.get("mount", "")).split(",")
+    if never and isinstance(orders, dict):
+        big = sorted(int(o) for o, n in orders.items() if o != "0" and n)
+        if big:
+            return "fail", (f"huge=never, yet the file holds folios of order "
+                            f"{', '.join(map(str, big))} ({orders})")
+    return "pass", ""
 
 
 def judge_flip(w):

@@ -14,7 +14,8 @@
 
 int probe_node;
 static int require;
-static struct { const char *path; char value[64]; } saved[8];
+/* Copies: callers may build the path in a buffer they reuse. */
+static struct { char path[160]; char value[64]; } saved[8];
 static int nr_saved;
 static char mounts[8][64];
 static int nr_mounts;
@@ -129,7 +130,7 @@ int setting_set(const char *path, const char *value)
 		const char *cur = setting_get(path);
 
 		if (cur) {
-			saved[nr_saved].path = path;
+			snprintf(saved[nr_saved].path, sizeof(saved[0].path), "%s", path);
 			snprintf(saved[nr_saved].value, sizeof(saved[0].value), "%s", cur);
 			nr_saved++;
 		}
