@@ -127,7 +127,7 @@ if [ -n "${small:-}" ]; then
 	for r in 1 2 3; do
 		for m in ${small:-}; do
 			for d in $small_configs; do
-				run wl-smallfiles --mode $m --bs 256K --dir $d --size $size --seed $r
+				run wl-smallfiles --mode $m --bs 256K --dir $d --size 32M --seed $r
 			done
 		done
 	done
