@@ -421,6 +421,20 @@ static int kpageflags_of(int kf, uint64_t pfn, uint64_t *flags)
 	return pread(kf, flags, 8, pfn * 8) == 8 ? 0 : -1;
 }
 
+long resident(void *p, size_t len)
+{
+	size_t i, pages = (len + PAGE - 1) / PAGE;
+	unsigned char *vec = malloc(pages);
+	long n = 0;
+
+	if (!vec || mincore(p, len, vec))
+		n = -1;
+	for (i = 0; n >= 0 && i < pages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n;
+}
+
 /* Pages of the folio whose head is @pfn: the tails follow it in PFN order. */
 static unsigned long folio_pages_at(int kf, uint64_t pfn)
 {

@@ -100,6 +100,11 @@ long long check_file(const char *path, uint64_t len, uint64_t seed);
  */
 #define MAX_FOLIO_ORDER	11
 long folio_orders(int fd, uint64_t len, unsigned long *hist, int max);
+/*
+ * Pages of the mapping [@p, @p + @len) (the last one may be partial) that
+ * mincore() finds in the page cache, or -1.
+ */
+long resident(void *p, size_t len);
 /* "orders":{"0":12,"9":2} (only orders that occur) for a JSON object. */
 void folio_orders_json(FILE *f, const unsigned long *hist, int max);
 

@@ -278,18 +278,3 @@ long long page_flags(const void *addr)
 		close(kf);
 	return ret;
 }
-
-/* Pages of [@p, @p + @len) that mincore() finds in the page cache, or -1. */
-long resident(void *p, size_t len)
-{
-	unsigned char *vec = malloc(len / PAGE);
-	long n = 0;
-	size_t i;
-
-	if (!vec || mincore(p, len, vec))
-		n = -1;
-	for (i = 0; n >= 0 && i < len / PAGE; i++)
-		n += vec[i] & 1;
-	free(vec);
-	return n;
-}

@@ -137,7 +137,4 @@ long smaps_get(const void *addr, const char *field);
 long long page_flags(const void *addr);
 #define KPF_DIRTY_BIT	4
 
-/* Pages of [@p, @p + @len) that mincore() finds in the page cache, or -1. */
-long resident(void *p, size_t len);
-
 #endif

@@ -325,20 +325,13 @@ static int file_orders(const char *path, unsigned long *orders)
 	if (fd < 0)
 		return 0;
 	if (!fstat(fd, &st) && st.st_size > 0) {
-		size_t pages = (st.st_size + PAGE - 1) / PAGE;
-		unsigned char *vec = malloc(pages);
+		long pages = (st.st_size + PAGE - 1) / PAGE;
 		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 
-		if (vec && p != MAP_FAILED && !mincore(p, st.st_size, vec)) {
-			size_t i;
-
-			for (i = 0; i < pages && (vec[i] & 1); i++)
-				;
-			ok = i == pages;
-		}
-		if (p != MAP_FAILED)
+		if (p != MAP_FAILED) {
+			ok = resident(p, st.st_size) == pages;
 			munmap(p, st.st_size);
-		free(vec);
+		}
 		ok = ok && folio_orders(fd, st.st_size, orders, MAX_FOLIO_ORDER) >= 0;
 	}
 	close(fd);
