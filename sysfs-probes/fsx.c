@@ -1,6 +1,6 @@
 // A randomized page cache exerciser in the spirit of xfstests' fsx: a seeded
 // sequence of write, read, mapped write, mapped read, truncate, punch hole,
-// fallocate and split on one file of several MiB, checked against a shadow
+// fallocate, split (and collapse) on one file of several MiB, checked against a shadow
 // buffer (the op's range and a guard band after each op, the whole file
 // every --check ops and at the end).  On a mismatch it prints the seed, the
 // op number and the last ops, so that the run can be replayed.  A second
@@ -17,6 +17,9 @@
 //                  [--pollute]  (after every size change and mapped write, store
 //                  garbage past EOF in the EOF page through a mapping, as
 //                  xfstests fsx -e 1 does: when the file grows it must read 0)
+//                  [--collapse]  (a ninth op, MADV_COLLAPSE of the op's PMD ranges;
+//                  some must succeed, and huge=never then promises no huge folio
+//                  only until the first one)
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -27,9 +30,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-enum op { WRITE, READ, MAPWRITE, MAPREAD, TRUNCATE, PUNCH, FALLOC, SPLIT_OP, NR_OPS };
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
+
+/* COLLAPSE_OP last: without --collapse a seed runs the ops it always ran. */
+enum op { WRITE, READ, MAPWRITE, MAPREAD, TRUNCATE, PUNCH, FALLOC, SPLIT_OP, COLLAPSE_OP, NR_OPS };
 static const char *const op_name[] = { "write", "read", "mapwrite", "mapread", "truncate",
-				       "punch", "fallocate", "split" };
+				       "punch", "fallocate", "split", "collapse" };
 #define LOG	16
 #define GUARD	(64 * KiB)
 
@@ -38,7 +46,8 @@ struct logent { long n; enum op op; uint64_t off, len, size; };
 static struct {
 	uint64_t max, size, seed;
 	long huge0, huge_peak;	/* FileHugePages at the start, its highest since */
-	int pollute;
+	int pollute, collapse;
+	long collapsed, collapses;	/* MADV_COLLAPSE calls that returned 0, all calls */
 	unsigned char *shadow, *buf, *map;
 	struct logent log[LOG];
 	char path[128];
@@ -59,9 +68,9 @@ static void dump(long n, const char *why, long long at)
 			    (unsigned long long)e->off, (unsigned long long)e->len,
 			    (unsigned long long)e->size);
 	}
-	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu%s (and the same --huge)\n",
+	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu%s%s (and the same --huge)\n",
 	    (unsigned long long)f.seed, n + 1, (unsigned long long)f.max,
-	    f.pollute ? " --pollute" : "");
+	    f.pollute ? " --pollute" : "", f.collapse ? " --collapse" : "");
 }
 
 /* Compare [off, off + len) of the file, clipped to its size. */
@@ -134,9 +143,31 @@ static long long op_failed(long n, enum op op, uint64_t off)
 	return off;
 }
 
+/*
+ * MADV_COLLAPSE of the PMD-sized ranges that [@off, @off + @len) touches,
+ * within the mapping.  0, or -1 for an errno that madvise(2) does not give
+ * MADV_COLLAPSE (EAGAIN: something held a folio; EINVAL: the range crosses
+ * EOF; EBUSY, ENOMEM: no memory).  The data must not change either way.
+ */
+static int collapse_op(uint64_t off, uint64_t len)
+{
+	uint64_t from = off & ~(HPAGE - 1), to = (off + len + HPAGE - 1) & ~(HPAGE - 1);
+
+	if (to > (f.max & ~(HPAGE - 1)))
+		to = f.max & ~(HPAGE - 1);
+	if (to <= from)
+		return 0;
+	f.collapses++;
+	if (!madvise(f.map + from, to - from, MADV_COLLAPSE)) {
+		f.collapsed++;
+		return 0;
+	}
+	return errno == EAGAIN || errno == EINVAL || errno == EBUSY || errno == ENOMEM ? 0 : -1;
+}
+
 static long long one(long n, uint64_t *st)
 {
-	enum op op = rng_next(st) % NR_OPS;
+	enum op op = rng_next(st) % (f.collapse ? NR_OPS : COLLAPSE_OP);
 	uint64_t r = rng_next(st), off, len, old = f.size;
 	long long bad;
 	long kb;
@@ -196,6 +227,10 @@ static long long one(long n, uint64_t *st)
 			 (unsigned long long)(off / PAGE), (unsigned long long)((off + len) / PAGE + 1));
 		write_bytes(SPLIT, cmd, strlen(cmd));
 		break;
+	case COLLAPSE_OP:
+		if (collapse_op(off, len))
+			return op_failed(n, op, off);
+		break;
 	case NR_OPS:
 		break;
 	}
@@ -205,9 +240,12 @@ static long long one(long n, uint64_t *st)
 		bad = compare(old, PAGE);
 	if (f.size != old || op == MAPWRITE)
 		pollute_eof(n);
-	/* Exact without a refresh: it moves by 512 pages, past any per-CPU batch. */
+	/*
+	 * Exact without a refresh: it moves by 512 pages, past any per-CPU
+	 * batch.  Only until a collapse made huge folios whatever the mount.
+	 */
 	kb = meminfo_kb("FileHugePages") - f.huge0;
-	if (kb > f.huge_peak)
+	if (kb > f.huge_peak && !f.collapsed)
 		f.huge_peak = kb;
 	return bad;
 }
@@ -255,6 +293,7 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	unlink(f.path);
 	f.huge0 = meminfo_now_kb("FileHugePages");
 	f.huge_peak = 0;
+	f.collapsed = f.collapses = 0;
 	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	f.map = f.fd < 0 ? MAP_FAILED :
 		mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
@@ -313,6 +352,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--corrupt")) {
 			corrupting = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--collapse")) {
+			f.collapse = 1;
 			continue;
 		}
 		if (i + 1 == argc) {
@@ -376,10 +419,13 @@ int main(int argc, char **argv)
 					 "fsx: --corrupt seed %llu: byte flipped at offset %lld after op %ld, fsx's check reported offset %lld\n",
 					 (unsigned long long)(first + i), flipped, flip_op, bad);
 		else
-			ksft_test_result(bad < 0, "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s (%.1fs, FileHugePages %ld kB at end)\n",
+			/* With --collapse, some collapse must have happened. */
+			ksft_test_result(bad < 0 && (!f.collapse || f.collapsed),
+					 "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s%s, %ld of %ld collapses done (%.1fs, FileHugePages %ld kB at end)\n",
 					 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
-					 mopts, f.pollute ? ", post-EOF pollution" : "", now_s() - t0,
-					 meminfo_kb("FileHugePages"));
+					 mopts, f.pollute ? ", post-EOF pollution" : "",
+					 f.collapse ? ", MADV_COLLAPSE" : "", f.collapsed, f.collapses,
+					 now_s() - t0, meminfo_kb("FileHugePages"));
 		if (per_seed == 2)
 			result_huge(mopts, first + i);
 		probe_case_end(start, per_seed, "fsx seed");

@@ -42,44 +42,6 @@ static long size_stat(unsigned long kb, const char *stat)
 	return atol(buf);
 }
 
-/* The folios of @path by order, as "o:n o:n"; @hist filled.  -1: unreadable. */
-static long orders_of(const char *path, uint64_t len, unsigned long *hist,
-		      char *text, size_t tlen)
-{
-	int fd = open(path, O_RDONLY);
-	long n;
-	size_t at = 0;
-	int o;
-
-	memset(hist, 0, MAX_FOLIO_ORDER * sizeof(*hist));
-	n = fd < 0 ? -1 : folio_orders(fd, len, hist, MAX_FOLIO_ORDER);
-
-	if (fd >= 0)
-		close(fd);
-	text[0] = 0;
-	for (o = 0; n >= 0 && o < MAX_FOLIO_ORDER; o++)
-		if (hist[o] && at < tlen)
-			at += snprintf(text + at, tlen - at, "%s%d:%lu", at ? " " : "",
-				       o, hist[o]);
-	if (n < 0)
-		snprintf(text, tlen, "unreadable (%s)", strerror(errno));
-	return n;
-}
-
-/* Does @hist hold exactly the folios of @want ({order, count}, ends at -1)? */
-static int hist_is(const unsigned long *hist, const int (*want)[2])
-{
-	unsigned long expect[MAX_FOLIO_ORDER] = { 0 };
-	int o;
-
-	for (; (*want)[0] >= 0; want++)
-		expect[(*want)[0]] = (*want)[1];
-	for (o = 0; o < MAX_FOLIO_ORDER; o++)
-		if (hist[o] != expect[o])
-			return 0;
-	return 1;
-}
-
 static void test_small_files(void)
 {
 	long before = nr_file_pages(), grown;

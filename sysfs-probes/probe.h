@@ -130,6 +130,15 @@ long smaps_get(const void *addr, const char *field);
 #define msg(...) ksft_print_msg(__VA_ARGS__)
 
 /*
+ * The folios of [0, @len) of @path by order (lib/thp.c folio_orders()):
+ * @hist filled, @text "o:n o:n".  The number of folios, or -1.
+ */
+long orders_of(const char *path, uint64_t len, unsigned long *hist,
+	       char *text, size_t tlen);
+/* Does @hist hold exactly the folios of @want ({order, count}, ends at -1)? */
+int hist_is(const unsigned long *hist, const int (*want)[2]);
+
+/*
  * /proc/kpageflags of the page mapped at @addr, or -1.  Bits as in
  * include/uapi/linux/kernel-page-flags.h; a folio's dirty bit is on its
  * head page only.

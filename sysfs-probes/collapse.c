@@ -1,0 +1,408 @@
+// Collapse of ramfs ranges: MADV_COLLAPSE and khugepaged copy the small
+// (or smaller large) folios of an aligned 2 MiB range into one PMD-sized
+// folio, fill holes with zeros, and PMD-map it.  An 8 MiB file written in
+// 64 KiB writes with the policy at never becomes four PMD folios mapped by
+// PMDs, with its data, nr_file_pages unchanged and FileHugePages +8 MiB;
+// a range that crosses EOF, a page held by a pipe, MADV_NOHUGEPAGE,
+// PR_SET_THP_DISABLE, the knob's deny and a full memcg each stop it with
+// the errno of madvise(2), the data untouched.  khugepaged collapses an
+// MADV_HUGEPAGE mapping under "advise" within 60 s, and nothing under
+// "never".
+#define _GNU_SOURCE
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
+#define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged/"
+#define CG		"/sys/fs/cgroup/thp-collapse"
+#define BS		(64 * KiB)
+
+static const char *dir, *dir_never;
+static char path[160];
+
+/* A mapping of [0, @len) of @path, PMD-aligned (thp_get_unmapped_area). */
+static unsigned char *map_file(const char *p, size_t len, int *fd)
+{
+	void *m;
+
+	*fd = open(p, O_RDWR);
+	if (*fd < 0)
+		return NULL;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (m == MAP_FAILED) {
+		close(*fd);
+		return NULL;
+	}
+	return m;
+}
+
+static void unmap_file(unsigned char *m, size_t len, int fd)
+{
+	if (m)
+		munmap(m, len);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* madvise(MADV_COLLAPSE): 0 or errno. */
+static int collapse(void *p, size_t len)
+{
+	return madvise(p, len, MADV_COLLAPSE) ? errno : 0;
+}
+
+/* Fault every page of the mapping in with a read, as a user of it would. */
+static void touch(const unsigned char *m, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += PAGE)
+		(void)*(volatile const unsigned char *)(m + i);
+}
+
+/*
+ * A file of @len pattern bytes (@seed) in @bs writes, the knob at @knob;
+ * then the knob at never, so that khugepaged leaves the file to the test
+ * (MADV_COLLAPSE overrides the policy).
+ */
+static int make_file(const char *d, const char *name, uint64_t len, size_t bs,
+		     const char *knob, int seed)
+{
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	if (knob_set(knob))
+		return -1;
+	ret = write_file(path, len, bs, seed);
+	return knob_set("never") ? -1 : ret;
+}
+
+/* The main case: 8 MiB of small folios become four PMD folios. */
+static void test_madvise(void)
+{
+	static const int small[][2] = { { 0, 2048 }, { -1 } }, pmd[][2] = { { 9, 4 }, { -1 } };
+	unsigned long hist[MAX_FOLIO_ORDER];
+	long pages0, huge0, alloc0, pmdmap = -1, pages, huge, alloc;
+	char before[160] = "", after[160] = "";
+	long long bad = 0, mbad = 0, seen = 0;
+	unsigned char *m = NULL, buf[64];
+	int fd = -1, err = -1, was_small = 0;
+
+	pages0 = nr_file_pages();
+	huge0 = meminfo_now_kb("FileHugePages");
+	alloc0 = vmstat_get("thp_collapse_alloc");
+	if (make_file(dir, "eight", 8 * MiB, BS, "never", 1) == 0) {
+		was_small = orders_of(path, 8 * MiB, hist, before, sizeof(before)) >= 0 &&
+			    hist_is(hist, small);
+		pages0 = nr_file_pages();
+		/*
+		 * Mapped under never, so that the mapping does not hand the
+		 * mm to khugepaged, which would race us (EAGAIN); then the
+		 * collapse under always.
+		 */
+		m = map_file(path, 8 * MiB, &fd);
+		if (m && knob_set("always")) {
+			unmap_file(m, 8 * MiB, fd);
+			m = NULL;
+		}
+	}
+	if (m) {
+		touch(m, 8 * MiB);
+		err = collapse(m, 8 * MiB);
+		pmdmap = smaps_get(m, "FilePmdMapped");
+	}
+	pages = nr_file_pages() - pages0;
+	huge = meminfo_now_kb("FileHugePages") - huge0;
+	alloc = vmstat_get("thp_collapse_alloc") - alloc0;
+	orders_of(path, 8 * MiB, hist, after, sizeof(after));
+	ksft_test_result(was_small && !err && huge == 8192 && pages == 0 && alloc == 4 &&
+			 hist_is(hist, pmd),
+			 "collapse: 8 MiB of small folios (%s): MADV_COLLAPSE %s, FileHugePages %+ld kB, nr_file_pages %+ld, thp_collapse_alloc %+ld, folios %s\n",
+			 before, strerror(err), huge, pages, alloc, after);
+	ksft_test_result(pmdmap == 8192,
+			 "collapse: the range is then PMD-mapped: FilePmdMapped %ld kB (want 8192)\n",
+			 pmdmap);
+	if (m) {
+		bad = check_file(path, 8 * MiB, 1);
+		mbad = pattern_check(m, 8 * MiB, 0, 1);
+	}
+	ksft_test_result(m && bad < 0 && mbad < 0,
+			 "collapse: data intact through read(2) (mismatch %lld) and the mapping (%lld)\n",
+			 bad, mbad);
+	/* A write(2) after the collapse lands in the folio the PMD maps. */
+	if (m) {
+		pattern_fill(buf, sizeof(buf), 5 * MiB + 100, 2);
+		seen = pwrite(fd, buf, sizeof(buf), 5 * MiB + 100) == sizeof(buf) &&
+		       !memcmp(m + 5 * MiB + 100, buf, sizeof(buf));
+	}
+	ksft_test_result(seen, "collapse: a pwrite(2) afterwards is seen through the mapping\n");
+	unmap_file(m, 8 * MiB, fd);
+	knob_set("never");
+	result_unlinked("collapse", path, pages0 - 2048, 0);
+}
+
+/*
+ * Other layouts of a 2 MiB range, each collapsed by MADV_COLLAPSE: the
+ * file's folios after, nr_file_pages' change (holes are filled) and the
+ * data (holes read as zeros).
+ */
+static void test_layouts(void)
+{
+	static const int pmd[][2] = { { 9, 2 }, { -1 } };
+	static const struct layout {
+		const char *what, **dir, *knob;
+		size_t bs;
+		int holes;	/* every other 64 KiB left unwritten */
+		long grow;	/* nr_file_pages, in pages */
+		int untouched;	/* no fault before the collapse: no page table */
+	} cases[] = {
+		{ "64 KiB folios (4 MiB in 64 KiB writes, within_size)", &dir,
+		  "within_size", BS, 0, 0, 0 },
+		{ "half holes (every other 64 KiB written, never)", &dir, "never", BS, 1, 512, 0 },
+		{ "a huge=never mount (MADV_COLLAPSE overrides the policy)", &dir_never,
+		  "never", BS, 0, 0, 0 },
+		{ "a mapping not faulted in (the next fault maps the PMD)", &dir, "never", BS,
+		  0, 0, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct layout *c = &cases[i];
+		unsigned long hist[MAX_FOLIO_ORDER];
+		char text[160] = "";
+		long pages0, pages = 0;
+		long long bad = 0;
+		unsigned char *m = NULL;
+		int fd = -1, err = -1, ok = 0;
+		uint64_t off;
+
+		snprintf(path, sizeof(path), "%s/layout", *c->dir);
+		if (knob_set(c->knob) == 0) {
+			/* Appends (64 KiB folios under within_size), or a sparse file. */
+			fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+			ok = fd >= 0 && (!c->holes || !ftruncate(fd, 4 * MiB));
+			for (off = 0; ok && off < 4 * MiB; off += c->holes ? 2 * BS : BS) {
+				unsigned char b[BS];
+
+				pattern_fill(b, BS, off, 3);
+				ok = pwrite(fd, b, BS, off) == BS;
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+		ok = !knob_set("never") && ok;
+		pages0 = nr_file_pages();
+		if (ok)
+			m = map_file(path, 4 * MiB, &fd);
+		if (m) {
+			if (!c->untouched)
+				touch(m, 4 * MiB);
+			err = collapse(m, 4 * MiB);
+			pages = nr_file_pages() - pages0;
+			for (off = 0; bad == 0 && off < 4 * MiB; off += BS) {
+				int hole = c->holes && (off / BS) % 2;
+
+				if (hole ? zero_check(m + off, BS) >= 0 :
+					   pattern_check(m + off, BS, off, 3) >= 0)
+					bad = off + 1;
+			}
+		}
+		orders_of(path, 4 * MiB, hist, text, sizeof(text));
+		ksft_test_result(m && !err && pages == c->grow && !bad && hist_is(hist, pmd),
+				 "collapse: %s: MADV_COLLAPSE %s, nr_file_pages %+ld (want %+ld), folios %s, data %s\n",
+				 c->what, strerror(err), pages, c->grow, text,
+				 bad ? "BAD" : "intact");
+		unmap_file(m, 4 * MiB, fd);
+		unlink(path);
+	}
+}
+
+/* What must not collapse: the errno, and nothing changed. */
+static void test_refused(void)
+{
+	static const struct refusal {
+		const char *what;
+		int want;
+	} cases[] = {
+		{ "a range crossing EOF (3 MiB file, 4 MiB mapped)", EINVAL },
+		{ "a page held by a pipe (splice)", EAGAIN },
+		{ "MADV_NOHUGEPAGE", EINVAL },
+		{ "PR_SET_THP_DISABLE", EINVAL },
+		{ "the knob at deny", EINVAL },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct refusal *c = &cases[i];
+		uint64_t len = i == 0 ? 3 * MiB : 4 * MiB;
+		/* The second 2 MiB still collapses where the first cannot. */
+		long want_huge = i <= 1 ? 2048 : 0;
+		long pages0, huge0, pages = 0, huge = 0;
+		unsigned char *m = NULL;
+		int fd = -1, err = -1, pfd[2] = { -1, -1 }, after = -1;
+		long long bad = 0;
+
+		if (make_file(dir, "refused", len, BS, "never", 4) == 0)
+			m = map_file(path, 4 * MiB, &fd);
+		if (m) {
+			touch(m, len);
+			if (i == 1 && (pipe(pfd) ||
+				       splice(fd, &(loff_t){ 0 }, pfd[1], NULL, BS, 0) != BS))
+				msg("splice: %s\n", strerror(errno));
+			if (i == 2)
+				madvise(m, 4 * MiB, MADV_NOHUGEPAGE);
+			if (i == 3)
+				prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+			if (i == 4)
+				knob_set("deny");
+			pages0 = nr_file_pages();
+			huge0 = meminfo_now_kb("FileHugePages");
+			err = collapse(m, 4 * MiB);
+			pages = nr_file_pages() - pages0;
+			huge = meminfo_now_kb("FileHugePages") - huge0;
+			bad = check_file(path, len, 4) >= 0 || pattern_check(m, len, 0, 4) >= 0;
+			prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+			knob_set("never");
+			/* Once the pipe lets go, the same range collapses. */
+			if (i == 1) {
+				close(pfd[0]);
+				close(pfd[1]);
+				after = collapse(m, 4 * MiB);
+			}
+		}
+		ksft_test_result(m && err == c->want && pages == 0 && huge == want_huge && !bad &&
+				 (i != 1 || after == 0),
+				 "collapse: refused for %s: %s (want %s), nr_file_pages %+ld, FileHugePages %+ld kB (want %+ld), data %s%s%s\n",
+				 c->what, strerror(err), strerror(c->want), pages, huge, want_huge,
+				 bad ? "BAD" : "intact", i == 1 ? ", then without the pipe: " : "",
+				 i == 1 ? strerror(after) : "");
+		unmap_file(m, 4 * MiB, fd);
+		unlink(path);
+	}
+}
+
+/*
+ * A memcg with no room for the new folio: EBUSY, no OOM kill, the data and
+ * the memcg's file pages as they were.  The child joins the memcg, writes
+ * the file there and tries; it exits with the errno.
+ */
+static void test_memcg(void)
+{
+	long oom0, file0 = -1, file = -1;
+	int st = -1, err = -1;
+	long long bad;
+	pid_t pid;
+
+	mkdir(CG, 0755);
+	oom0 = cgroup_stat(CG, "memory.events", "oom_kill");
+	snprintf(path, sizeof(path), "%s/memcg", dir);
+	knob_set("never");
+	pid = fork();
+	if (pid == 0) {
+		unsigned char *m;
+		char max[32];
+		int fd;
+
+		if (!cgroup_join(CG) || write_file(path, 4 * MiB, BS, 5))
+			_exit(255);
+		snprintf(max, sizeof(max), "%ld",
+			 cgroup_stat(CG, "memory.current", "") + 512 * (long)KiB);
+		m = map_file(path, 4 * MiB, &fd);
+		if (!m || write_bytes(CG "/memory.max", max, strlen(max)))
+			_exit(254);
+		touch(m, 4 * MiB);
+		_exit(collapse(m, 4 * MiB));
+	}
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+		err = WEXITSTATUS(st);
+	file0 = 4 * MiB / KiB;
+	file = cgroup_stat(CG, "memory.stat", "file") / (long)KiB;
+	write_bytes(CG "/memory.max", "max", 3);
+	bad = check_file(path, 4 * MiB, 5);
+	/* memory.stat may lag by a per-CPU batch. */
+	ksft_test_result(err == EBUSY && bad < 0 && labs(file - file0) <= 256 &&
+			 cgroup_stat(CG, "memory.events", "oom_kill") == oom0,
+			 "collapse: a memcg without room for the folio: %s (want %s; 254/255: setup failed), no OOM kill, memcg file %ld kB (want %ld), data intact (mismatch %lld)\n",
+			 err > 0 && err < 200 ? strerror(err) : "-", strerror(EBUSY), file, file0, bad);
+	unlink(path);
+	rmdir(CG);
+}
+
+/*
+ * khugepaged, its sleeps at 10 ms: under "never" it leaves an
+ * MADV_HUGEPAGE mapping alone for three full scans; under "advise" (and
+ * MADV_HUGEPAGE again, which registers the mm) it collapses the file
+ * within 60 s.
+ */
+static void test_khugepaged(void)
+{
+	long huge0, huge = 0, scans0, scans = 0, never = -1;
+	unsigned char *m = NULL;
+	int fd = -1, i;
+	double t0, secs = -1;
+	long long bad = 0;
+
+	if (setting_set(KHUGEPAGED "scan_sleep_millisecs", "10") ||
+	    setting_set(KHUGEPAGED "alloc_sleep_millisecs", "10") ||
+	    setting_set("/sys/kernel/mm/transparent_hugepage/enabled", "madvise"))
+		msg("khugepaged knobs: %s\n", strerror(errno));
+	if (make_file(dir, "khugepaged", 8 * MiB, BS, "never", 6) == 0)
+		m = map_file(path, 8 * MiB, &fd);
+	huge0 = meminfo_now_kb("FileHugePages");
+	if (m && !knob_set("never")) {
+		madvise(m, 8 * MiB, MADV_HUGEPAGE);
+		touch(m, 8 * MiB);
+		/* No full scan at all if khugepaged has no mm to scan. */
+		scans0 = atol(setting_get(KHUGEPAGED "full_scans") ?: "0");
+		for (i = 0; i < 100 && scans < 3; i++) {
+			usleep(100000);
+			scans = atol(setting_get(KHUGEPAGED "full_scans") ?: "0") - scans0;
+		}
+		never = meminfo_now_kb("FileHugePages") - huge0;
+		knob_set("advise");
+		madvise(m, 8 * MiB, MADV_HUGEPAGE);
+		t0 = now_s();
+		while (now_s() - t0 < 60 &&
+		       (huge = meminfo_now_kb("FileHugePages") - huge0) < 8192)
+			usleep(100000);
+		secs = now_s() - t0;
+		bad = pattern_check(m, 8 * MiB, 0, 6) >= 0 || check_file(path, 8 * MiB, 6) >= 0;
+	}
+	knob_set("never");
+	ksft_test_result(never == 0 && huge == 8192 && !bad,
+			 "collapse: khugepaged: FileHugePages %+ld kB after %ld full scans at never, %+ld kB (want 8192) %.1f s after advise, data %s\n",
+			 never, scans, huge, secs, bad ? "BAD" : "intact");
+	unmap_file(m, 8 * MiB, fd);
+	unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct probe_case pcases[] = {
+		{ "madvise", test_madvise, 5 },
+		{ "layouts", test_layouts, 4 },
+		{ "refused", test_refused, 5 },
+		{ "memcg", test_memcg, 1 },
+		{ "khugepaged", test_khugepaged, 1 },
+	};
+
+	probe_init(argc, argv, PAGECACHE_OPT);
+	if (access(KHUGEPAGED "full_scans", F_OK))
+		probe_missing("no khugepaged");
+	dir = mount_fs("ramfs", "");
+	dir_never = mount_fs("ramfs", "huge=never");
+	if (!dir || !dir_never)
+		ksft_exit_fail_msg("mount ramfs: %s\n", strerror(errno));
+	probe_run(pcases, ARRAY_SIZE(pcases));
+	ksft_finished();
+}
