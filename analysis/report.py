@@ -380,6 +380,59 @@ def smallfiles_lines(rows):
     return out
 
 
+def collapse_runs(rows):
+    """{name: [good runs]} of the collapse benchmark (make bench): the
+    collapse itself ("collapse", ramfs-4K), and random 4 KiB reads through
+    a mapping of small folios ("before"), of the same file after
+    MADV_COLLAPSE ("after"), and of tmpfs huge=always ("tmpfs-huge")."""
+    by = {}
+    for r in rows:
+        if failed(r):
+            continue
+        cfg, madv = config_of(r), r["params"].get("madvise", "none")
+        if r["workload"] == "collapse" and cfg == "ramfs-4K":
+            by.setdefault("collapse", []).append(r)
+        elif r["workload"] == "fault" and r.get("mode") == "random":
+            name = {("ramfs-4K", "none"): "before", ("ramfs-4K", "collapse"): "after",
+                    ("tmpfs-huge", "none"): "tmpfs-huge"}.get((cfg, madv))
+            if name and r["params"].get("size") == COLLAPSE_SIZE:
+                by.setdefault(name, []).append(r)
+    return by
+
+
+COLLAPSE_SIZE = 256 << 20   # guest/run-bench.sh's collapse block
+
+
+def collapse(rows):
+    """The collapse table: seconds of MADV_COLLAPSE per GiB, and random
+    4 KiB reads through the mapping before and after it beside tmpfs
+    huge=always, medians (min-max); ratios per repetition (same seed)."""
+    by = collapse_runs(rows)
+    if "collapse" not in by or "before" not in by:
+        return ""
+
+    def spread(v, fmt):
+        return f"{fmt.format(median_of(v))} ({fmt.format(min(v))}-{fmt.format(max(v))})"
+
+    secs = [r["wall_s"] * (1 << 30) / r["bytes"] for r in by["collapse"] if r["bytes"]]
+    base = {r["params"].get("seed"): rate(r) for r in by["before"]}
+    lines = ["| what | runs | median (min-max) | against before, per repetition |",
+             "|---|---|---|---|",
+             f"| MADV_COLLAPSE, s per GiB (256 MiB of 4 KiB folios, faulted in) "
+             f"| {len(secs)} | {spread(secs, '{:.3f}')} | - |"]
+    for name, what in (("before", "random 4 KiB reads, ramfs small folios, pages/s"),
+                       ("after", "the same after MADV_COLLAPSE, pages/s"),
+                       ("tmpfs-huge", "tmpfs huge=always, pages/s")):
+        runs = by.get(name, [])
+        if not runs:
+            continue
+        ratios = sorted(rate(r) / base[r["params"].get("seed")] for r in runs
+                        if base.get(r["params"].get("seed")))
+        lines.append(f"| {what} | {len(runs)} | {spread([rate(r) for r in runs], '{:.0f}')} "
+                     f"| {spread(ratios, '{:.2f}x') if ratios and name != 'before' else '-'} |")
+    return "\n".join(lines)
+
+
 def size_bytes(text):
     """4K, 64M, 1G or a plain number: bytes (as the workloads read --bs)."""
     mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)

@@ -16,6 +16,7 @@ and everything between them is replaced.  NAME is one of
     firsttouch  first stores after MADV_WILLWRITE, MADV_POPULATE_WRITE, no
             hint (out/bench, make bench)
     smallfiles  the small-file benchmark (out/bench, make bench)
+    collapse    MADV_COLLAPSE time and random reads before/after (out/bench)
     summary what the bench and counts tables show, in sentences computed from
             them (out/bench, out/bench-counts)
     gate    stock vs patched huge=never (out/icount-stock, -patched, make bench-icount)
@@ -189,6 +190,13 @@ def smallfiles_region(run):
         report.smallfiles_lines(run.rows) + ["", table]
 
 
+def collapse_region(run):
+    table = report.collapse(run.rows)
+    if not table:
+        raise DataError(f"{run.dir}: no collapse runs: rerun make bench")
+    return [f"Wall clock: make bench of {run.label}.", "", table]
+
+
 def summary_region(bench, counts):
     """The sentences under the headline tables: report.py's summary of each
     run, then the counts that do not depend on the machine (faults and
@@ -289,7 +297,7 @@ def regions(out, names, stamp):
     runs, errors = {}, []
     wanted = {"bench": ["bench"], "counts": ["counts"], "iozone": ["bench", "counts"],
               "firsttouch": ["bench"], "summary": ["bench", "counts"],
-              "smallfiles": ["bench"],
+              "smallfiles": ["bench"], "collapse": ["bench"],
               "gate": ["stock", "patched"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
                "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount")}
@@ -317,6 +325,8 @@ def regions(out, names, stamp):
                 text[n] = gate_region(runs["stock"], runs["patched"])
             elif n == "smallfiles":
                 text[n] = smallfiles_region(runs["bench"])
+            elif n == "collapse":
+                text[n] = collapse_region(runs["bench"])
             elif n == "summary":
                 text[n] = summary_region(runs["bench"], runs["counts"])
             elif n == "firsttouch":
@@ -371,7 +381,7 @@ def main(argv=None):
                 lines = f.read().splitlines(True)
             docs[path] = (lines, find_regions(path, lines))
         known = {"status", "bench", "counts", "iozone", "firsttouch", "summary", "gate",
-                 "smallfiles", "tests"}
+                 "smallfiles", "collapse", "tests"}
         names = sorted({n for _, reg in docs.values() for n in reg} & set(a.only or known))
         unknown = sorted({n for _, reg in docs.values() for n in reg} - known)
         if unknown:

@@ -296,6 +296,23 @@ check(lines and lines[0].startswith("ramfs within_size holds 1.000x the page cac
       "smallfiles: within_size against 4K, memory and per-repetition speed")
 check(report.smallfiles([rec()]) == "" and report.smallfiles_lines([rec()]) == [],
       "smallfiles: no runs, no table")
+# The collapse table: seconds per GiB, random reads before/after/tmpfs.
+co = []
+for seed in (1, 2, 3):
+    co.append(rec("collapse", "madvise", cfg="ramfs-4K", size=256 * MiB, seed=seed,
+                  wall=0.25 + seed * 0.01))
+    for cfg, madv, wall in (("ramfs-4K", "none", 1.0), ("ramfs-4K", "collapse", 0.5),
+                            ("tmpfs-huge", "none", 0.4)):
+        r = rec("fault", "random", cfg=cfg, size=256 * MiB, seed=seed, wall=wall)
+        r["params"]["madvise"] = madv
+        co.append(r)
+co.append(rec("collapse", "madvise", cfg="ramfs-4K", size=256 * MiB, seed=4, wall=9, ok=False))
+t = report.collapse(co)
+check("| MADV_COLLAPSE, s per GiB (256 MiB of 4 KiB folios, faulted in) | 3 | 1.080 (1.040-1.120) | - |" in t
+      and "| the same after MADV_COLLAPSE, pages/s | 3 | 131072 (131072-131072) | 2.00x (2.00x-2.00x) |" in t
+      and "| tmpfs huge=always, pages/s | 3 | 163840 (163840-163840) | 2.50x (2.50x-2.50x) |" in t,
+      "collapse: seconds per GiB, failed runs left out; reads after collapse and on tmpfs against before")
+check(report.collapse(sm) == "", "collapse: no runs, no table")
 check(report.unit_of(ft("ramfs-THP", "none", 1, 1, 1)) == "pages/s",
       "firsttouch without --verify touches one byte a page: pages/s")
 

@@ -45,7 +45,14 @@ if [ -n "$only" ] && ! echo " $only " | grep -q " smallfiles "; then
 fi
 small_configs="/mnt/ramfs-4k /mnt/ramfs-within /mnt/ramfs /mnt/tmpfs /mnt/tmpfs-within /mnt/tmpfs-huge"
 n_small=$(( $(echo ${small:-} | wc -w) * 3 * 6 ))
-total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs + n_small))
+# The collapse benchmark (make bench): four runs, three reps.
+collapse=""
+[ "$suite" = bench ] && collapse=1
+if [ -n "$only" ] && ! echo " $only " | grep -q " collapse "; then
+	collapse=""
+fi
+n_collapse=$(( ${collapse:-0} * 4 * 3 ))
+total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs + n_small + n_collapse))
 i=0
 # A per-run limit only when the host asks for one (thp.timeout=).
 limit=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.timeout=//p')
@@ -130,6 +137,18 @@ if [ -n "${small:-}" ]; then
 				run wl-smallfiles --mode $m --bs 256K --dir $d --size 32M --seed $r
 			done
 		done
+	done
+fi
+# Collapse: 256 MiB of small folios (ramfs huge=never; MADV_COLLAPSE
+# overrides the policy): random 4 KiB reads through the mapping before and
+# after MADV_COLLAPSE, beside tmpfs huge=always, and the collapse itself
+# (s per GiB); three reps, interleaved.
+if [ -n "$collapse" ]; then
+	for r in 1 2 3; do
+		run wl-fault --mode random --dir /mnt/ramfs-4k --size 256M --seed $r
+		run wl-fault --mode random --madvise collapse --dir /mnt/ramfs-4k --size 256M --seed $r
+		run wl-fault --mode random --dir /mnt/tmpfs-huge --size 256M --seed $r
+		run wl-collapse --dir /mnt/ramfs-4k --size 256M --seed $r
 	done
 fi
 # fio as an independent check, on ramfs with and without huge folios and tmpfs.

@@ -4,7 +4,8 @@
 # every process must pass, and the knob must have changed while it ran.
 # Where the kernel has per-size knobs (hugepages-<size>kB/page_cache), each
 # flip also sets one of them, so that every folio size comes and goes, and
-# those must have changed while each process ran too.
+# those must have changed while each process ran too.  Each fsx process
+# runs a collapser thread (MADV_COLLAPSE of random 2 MiB ranges) as well.
 # usage: stress.sh [PROCESSES] [OPS]
 # make stress: 4 x 250k ops; make test: a bounded 2 x 5k.  run_one (lib.sh)
 # runs this in its own process group: at its time limit the fsx processes
@@ -38,7 +39,7 @@ while [ $i -lt "$procs" ]; do
 	i=$((i + 1))
 	# The subshell notes how many flips the kernel had taken when this fsx
 	# ended: only those happened while it ran.
-	(probe-fsx --huge knob --first $((i * 1000)) --seeds 1 --ops "$ops" --check 5000 \
+	(probe-fsx --huge knob --collapser --first $((i * 1000)) --seeds 1 --ops "$ops" --check 5000 \
 		>/tmp/stress.$i 2>&1
 	echo $? >/tmp/stress.rc.$i
 	wc -l <$flipped >/tmp/stress.flips.$i

@@ -17,6 +17,11 @@
 #define HPAGE	(2 * MiB)
 #define PAGE	4096UL
 
+/* Newer than some libc headers: the 6.1 values. */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
+
 /* Counters: a value, or -1 when the kernel does not have it. */
 long meminfo_kb(const char *field);
 long node_meminfo_kb(int node, const char *field);

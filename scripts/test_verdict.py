@@ -338,5 +338,11 @@ check(st == "fail" and "order 2" in why, "orders: a large folio on huge=never fa
 check(verdict.judge_case({"rc": 0}, [dict(big, mount="rw,huge=always")]) == ("pass", "")
       and verdict.judge_case({"rc": 0}, [dict(never, orders=None)]) == ("pass", ""),
       "orders: large folios elsewhere, or no orders reported, are no verdict")
+# MADV_COLLAPSE: PMD-sized folios only, whatever the mount says.
+coll = dict(never, workload="collapse", orders={"9": 8}, params={"size": 16 << 20})
+check(verdict.judge_orders(coll) == ("pass", ""),
+      "orders: a collapsed file of PMD folios on huge=never passes")
+st, why = verdict.judge_orders(dict(coll, orders={"9": 7, "0": 512}))
+check(st == "fail" and "order 0" in why, "orders: a collapsed file with small folios fails", why)
 
 tap.finish(results)

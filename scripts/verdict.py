@@ -276,12 +276,25 @@ def judge_case(obj, pending):
     return "fail", (f"{status_text(rc)}: {err}" if err else status_text(rc))
 
 
+PMD_ORDER = 9       # x86-64: 2 MiB
+
+
 def judge_orders(w):
     """--orders: a huge=never mount (ramfs or tmpfs) holds small folios
     only, whatever the knobs say; a file left with a large folio there
-    fails the case."""
+    fails the case.  MADV_COLLAPSE (wl-collapse, --madvise collapse)
+    overrides every policy: a file of whole 2 MiB ranges then holds
+    PMD-sized folios only, on every mount."""
     orders = w.get("orders")
     never = "huge=never" in str(w.get("mount", "")).split(",")
+    params = w.get("params") or {}
+    collapsed = w.get("workload") == "collapse" or params.get("madvise") == "collapse"
+    if collapsed and isinstance(orders, dict):
+        small = sorted(int(o) for o, n in orders.items() if int(o) != PMD_ORDER and n)
+        if small and params.get("size", 1) % (4096 << PMD_ORDER) == 0:
+            return "fail", (f"collapsed, yet the file holds folios of order "
+                            f"{', '.join(map(str, small))} ({orders})")
+        return "pass", ""
     if never and isinstance(orders, dict):
         big = sorted(int(o) for o, n in orders.items() if o != "0" and n)
         if big:

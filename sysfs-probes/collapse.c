@@ -5,9 +5,10 @@
 // PMDs, with its data, nr_file_pages unchanged and FileHugePages +8 MiB;
 // a range that crosses EOF, a page held by a pipe, MADV_NOHUGEPAGE,
 // PR_SET_THP_DISABLE, the knob's deny and a full memcg each stop it with
-// the errno of madvise(2), the data untouched.  khugepaged collapses an
-// MADV_HUGEPAGE mapping under "advise" within 60 s, and nothing under
-// "never".
+// the errno of madvise(2), the data untouched; a file written in one
+// memcg and collapsed from another moves its file pages to the second.
+// khugepaged collapses an MADV_HUGEPAGE mapping under "advise" within
+// 60 s, and nothing under "never".
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -21,9 +22,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE	25
-#endif
 #define KHUGEPAGED	"/sys/kernel/mm/transparent_hugepage/khugepaged/"
 #define CG		"/sys/fs/cgroup/thp-collapse"
 #define BS		(64 * KiB)
@@ -165,14 +163,19 @@ static void test_layouts(void)
 		int holes;	/* every other 64 KiB left unwritten */
 		long grow;	/* nr_file_pages, in pages */
 		int untouched;	/* no fault before the collapse: no page table */
+		int falloc;	/* fallocate(2)d whole, never written: zeros */
 	} cases[] = {
 		{ "64 KiB folios (4 MiB in 64 KiB writes, within_size)", &dir,
-		  "within_size", BS, 0, 0, 0 },
-		{ "half holes (every other 64 KiB written, never)", &dir, "never", BS, 1, 512, 0 },
+		  "within_size", BS, 0, 0, 0, 0 },
+		{ "half holes (every other 64 KiB written, never)", &dir, "never", BS, 1, 512, 0, 0 },
 		{ "a huge=never mount (MADV_COLLAPSE overrides the policy)", &dir_never,
-		  "never", BS, 0, 0, 0 },
+		  "never", BS, 0, 0, 0, 0 },
 		{ "a mapping not faulted in (the next fault maps the PMD)", &dir, "never", BS,
-		  0, 0, 1 },
+		  0, 0, 1, 0 },
+		{ "fallocate(2)d under within_size, not faulted (PMD folios, no page table)",
+		  &dir, "within_size", BS, 0, 0, 1, 1 },
+		{ "fallocate(2)d under never, not faulted (small folios)", &dir,
+		  "never", BS, 0, 0, 1, 1 },
 	};
 	unsigned int i;
 
@@ -191,7 +194,10 @@ static void test_layouts(void)
 			/* Appends (64 KiB folios under within_size), or a sparse file. */
 			fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 			ok = fd >= 0 && (!c->holes || !ftruncate(fd, 4 * MiB));
-			for (off = 0; ok && off < 4 * MiB; off += c->holes ? 2 * BS : BS) {
+			if (ok && c->falloc)
+				ok = !fallocate(fd, 0, 0, 4 * MiB);
+			for (off = 0; ok && !c->falloc && off < 4 * MiB;
+			     off += c->holes ? 2 * BS : BS) {
 				unsigned char b[BS];
 
 				pattern_fill(b, BS, off, 3);
@@ -210,7 +216,7 @@ static void test_layouts(void)
 			err = collapse(m, 4 * MiB);
 			pages = nr_file_pages() - pages0;
 			for (off = 0; bad == 0 && off < 4 * MiB; off += BS) {
-				int hole = c->holes && (off / BS) % 2;
+				int hole = c->falloc || (c->holes && (off / BS) % 2);
 
 				if (hole ? zero_check(m + off, BS) >= 0 :
 					   pattern_check(m + off, BS, off, 3) >= 0)
@@ -292,50 +298,117 @@ static void test_refused(void)
 }
 
 /*
+ * Run @fn in a child that has joined memcg @cg: its exit status (what @fn
+ * returns, 255 if the join failed), or -1.
+ */
+static int in_memcg(const char *cg, int (*fn)(void))
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(cgroup_join(cg) ? fn() : 255);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* A memcg's "file" or "file_thp" of memory.stat, in kB. */
+static long memcg_kb(const char *cg, const char *field)
+{
+	long b = cgroup_stat(cg, "memory.stat", field);
+
+	return b < 0 ? b : b / (long)KiB;
+}
+
+/* The child parts: write the file, or map and collapse it (the errno). */
+static int cg_write(void)
+{
+	return write_file(path, 4 * MiB, BS, 5) ? 254 : 0;
+}
+
+static int cg_collapse(void)
+{
+	unsigned char *m;
+	int fd;
+
+	m = map_file(path, 4 * MiB, &fd);
+	if (!m)
+		return 254;
+	touch(m, 4 * MiB);
+	return collapse(m, 4 * MiB);
+}
+
+/* memory.max just above what the memcg holds: no room for 2 MiB more. */
+static int cg_limit_collapse(void)
+{
+	char max[32];
+
+	snprintf(max, sizeof(max), "%ld",
+		 cgroup_stat(CG, "memory.current", "") + 512 * (long)KiB);
+	if (write_bytes(CG "/memory.max", max, strlen(max)))
+		return 253;
+	return cg_collapse();
+}
+
+/*
  * A memcg with no room for the new folio: EBUSY, no OOM kill, the data and
- * the memcg's file pages as they were.  The child joins the memcg, writes
- * the file there and tries; it exits with the errno.
+ * the memcg's file pages as they were.  memory.stat may lag by a per-CPU
+ * batch: 256 kB of slack.
  */
 static void test_memcg(void)
 {
-	long oom0, file0 = -1, file = -1;
-	int st = -1, err = -1;
+	long oom0, file;
+	int err = -1;
 	long long bad;
-	pid_t pid;
 
 	mkdir(CG, 0755);
 	oom0 = cgroup_stat(CG, "memory.events", "oom_kill");
 	snprintf(path, sizeof(path), "%s/memcg", dir);
 	knob_set("never");
-	pid = fork();
-	if (pid == 0) {
-		unsigned char *m;
-		char max[32];
-		int fd;
-
-		if (!cgroup_join(CG) || write_file(path, 4 * MiB, BS, 5))
-			_exit(255);
-		snprintf(max, sizeof(max), "%ld",
-			 cgroup_stat(CG, "memory.current", "") + 512 * (long)KiB);
-		m = map_file(path, 4 * MiB, &fd);
-		if (!m || write_bytes(CG "/memory.max", max, strlen(max)))
-			_exit(254);
-		touch(m, 4 * MiB);
-		_exit(collapse(m, 4 * MiB));
-	}
-	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
-		err = WEXITSTATUS(st);
-	file0 = 4 * MiB / KiB;
-	file = cgroup_stat(CG, "memory.stat", "file") / (long)KiB;
+	if (in_memcg(CG, cg_write) == 0)
+		err = in_memcg(CG, cg_limit_collapse);
+	file = memcg_kb(CG, "file");
 	write_bytes(CG "/memory.max", "max", 3);
 	bad = check_file(path, 4 * MiB, 5);
-	/* memory.stat may lag by a per-CPU batch. */
-	ksft_test_result(err == EBUSY && bad < 0 && labs(file - file0) <= 256 &&
+	ksft_test_result(err == EBUSY && bad < 0 && labs(file - 4096) <= 256 &&
 			 cgroup_stat(CG, "memory.events", "oom_kill") == oom0,
-			 "collapse: a memcg without room for the folio: %s (want %s; 254/255: setup failed), no OOM kill, memcg file %ld kB (want %ld), data intact (mismatch %lld)\n",
-			 err > 0 && err < 200 ? strerror(err) : "-", strerror(EBUSY), file, file0, bad);
+			 "collapse: a memcg without room for the folio: %s (want %s; >= 253: setup failed), no OOM kill, memcg file %ld kB (want 4096), data intact (mismatch %lld)\n",
+			 err > 0 && err < 200 ? strerror(err) : "-", strerror(EBUSY), file, bad);
 	unlink(path);
 	rmdir(CG);
+}
+
+/*
+ * Written in memcg A, collapsed by a process of memcg B, which pays for
+ * the new folio: A's file pages go to B with it, and after unlink neither
+ * keeps any (6.1 left them in A for ever, and B went negative).
+ */
+static void test_memcg_move(void)
+{
+	long a_file = -1, b_file = -1, b_thp = -1, a_left, b_left;
+	int err = -1;
+
+	mkdir(CG "-a", 0755);
+	mkdir(CG "-b", 0755);
+	snprintf(path, sizeof(path), "%s/moved", dir);
+	knob_set("never");
+	if (in_memcg(CG "-a", cg_write) == 0) {
+		err = in_memcg(CG "-b", cg_collapse);
+		a_file = memcg_kb(CG "-a", "file");
+		b_file = memcg_kb(CG "-b", "file");
+		b_thp = memcg_kb(CG "-b", "file_thp");
+	}
+	unlink(path);
+	a_left = memcg_kb(CG "-a", "file");
+	b_left = memcg_kb(CG "-b", "file");
+	ksft_test_result(!err && labs(a_file) <= 256 && labs(b_file - 4096) <= 256 &&
+			 b_thp == 4096 && labs(a_left) <= 256 && labs(b_left) <= 256,
+			 "collapse: written in memcg A, collapsed from B (%s): file A %ld kB, B %ld kB (want 0, 4096), B file_thp %ld kB; after unlink A %ld kB, B %ld kB (want 0)\n",
+			 err >= 0 && err < 200 ? strerror(err) : "setup failed",
+			 a_file, b_file, b_thp, a_left, b_left);
+	rmdir(CG "-a");
+	rmdir(CG "-b");
 }
 
 /*
@@ -390,9 +463,10 @@ int main(int argc, char **argv)
 {
 	static const struct probe_case pcases[] = {
 		{ "madvise", test_madvise, 5 },
-		{ "layouts", test_layouts, 4 },
+		{ "layouts", test_layouts, 6 },
 		{ "refused", test_refused, 5 },
 		{ "memcg", test_memcg, 1 },
+		{ "memcg move", test_memcg_move, 1 },
 		{ "khugepaged", test_khugepaged, 1 },
 	};
 

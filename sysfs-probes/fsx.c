@@ -20,19 +20,18 @@
 //                  [--collapse]  (a ninth op, MADV_COLLAPSE of the op's PMD ranges;
 //                  some must succeed, and huge=never then promises no huge folio
 //                  only until the first one)
+//                  [--collapser]  (a thread collapsing random PMD ranges meanwhile,
+//                  racing every op; some must succeed; a replay is not exact)
 #define _GNU_SOURCE
 #include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE	25
-#endif
 
 /* COLLAPSE_OP last: without --collapse a seed runs the ops it always ran. */
 enum op { WRITE, READ, MAPWRITE, MAPREAD, TRUNCATE, PUNCH, FALLOC, SPLIT_OP, COLLAPSE_OP, NR_OPS };
@@ -46,8 +45,11 @@ struct logent { long n; enum op op; uint64_t off, len, size; };
 static struct {
 	uint64_t max, size, seed;
 	long huge0, huge_peak;	/* FileHugePages at the start, its highest since */
-	int pollute, collapse;
-	long collapsed, collapses;	/* MADV_COLLAPSE calls that returned 0, all calls */
+	int pollute, collapse, collapser;
+	/* MADV_COLLAPSE calls that returned 0, all calls: both threads count. */
+	long collapsed, collapses;
+	int collapser_err;	/* an errno madvise(2) does not give MADV_COLLAPSE */
+	int stop;		/* tells the collapser thread to end */
 	unsigned char *shadow, *buf, *map;
 	struct logent log[LOG];
 	char path[128];
@@ -149,20 +151,42 @@ static long long op_failed(long n, enum op op, uint64_t off)
  * MADV_COLLAPSE (EAGAIN: something held a folio; EINVAL: the range crosses
  * EOF; EBUSY, ENOMEM: no memory).  The data must not change either way.
  */
+static int collapse_range(uint64_t from, uint64_t to)
+{
+	__atomic_add_fetch(&f.collapses, 1, __ATOMIC_RELAXED);
+	if (!madvise(f.map + from, to - from, MADV_COLLAPSE)) {
+		__atomic_add_fetch(&f.collapsed, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return errno == EAGAIN || errno == EINVAL || errno == EBUSY || errno == ENOMEM ? 0 : -1;
+}
+
 static int collapse_op(uint64_t off, uint64_t len)
 {
 	uint64_t from = off & ~(HPAGE - 1), to = (off + len + HPAGE - 1) & ~(HPAGE - 1);
 
 	if (to > (f.max & ~(HPAGE - 1)))
 		to = f.max & ~(HPAGE - 1);
-	if (to <= from)
-		return 0;
-	f.collapses++;
-	if (!madvise(f.map + from, to - from, MADV_COLLAPSE)) {
-		f.collapsed++;
-		return 0;
+	return to <= from ? 0 : collapse_range(from, to);
+}
+
+/*
+ * --collapser: a second thread collapses a random 2 MiB range of the
+ * mapping every millisecond while the ops run, so that collapse races
+ * each of them (the ops' checks see any data it loses).
+ */
+static void *collapser(void *arg)
+{
+	uint64_t st = (uintptr_t)arg, pmds = f.max / HPAGE;
+
+	while (pmds && !__atomic_load_n(&f.stop, __ATOMIC_RELAXED)) {
+		uint64_t i = rng_next(&st) % pmds;
+
+		if (collapse_range(i * HPAGE, (i + 1) * HPAGE) && !f.collapser_err)
+			f.collapser_err = errno;
+		usleep(1000);
 	}
-	return errno == EAGAIN || errno == EINVAL || errno == EBUSY || errno == ENOMEM ? 0 : -1;
+	return NULL;
 }
 
 static long long one(long n, uint64_t *st)
@@ -245,7 +269,7 @@ static long long one(long n, uint64_t *st)
 	 * batch.  Only until a collapse made huge folios whatever the mount.
 	 */
 	kb = meminfo_kb("FileHugePages") - f.huge0;
-	if (kb > f.huge_peak && !f.collapsed)
+	if (kb > f.huge_peak && !__atomic_load_n(&f.collapsed, __ATOMIC_RELAXED))
 		f.huge_peak = kb;
 	return bad;
 }
@@ -283,6 +307,8 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	uint64_t st = seed, cst = ~seed;
 	long n;
 	long long bad = -1;
+	pthread_t thread;
+	int threaded = 0;
 
 	*flipped = -1;
 	*flip_op = -1;
@@ -294,6 +320,7 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	f.huge0 = meminfo_now_kb("FileHugePages");
 	f.huge_peak = 0;
 	f.collapsed = f.collapses = 0;
+	f.collapser_err = f.stop = 0;
 	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	f.map = f.fd < 0 ? MAP_FAILED :
 		mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
@@ -303,6 +330,8 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 			close(f.fd);
 		return 0;
 	}
+	if (f.collapser)
+		threaded = !pthread_create(&thread, NULL, collapser, (void *)(uintptr_t)~seed);
 	for (n = 0; n < ops && bad < 0; n++) {
 		int full = n % check == check - 1 || n == ops - 1;
 
@@ -313,6 +342,10 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 		}
 		if (bad < 0 && full)
 			bad = compare(0, f.max);
+	}
+	if (threaded) {
+		__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
+		pthread_join(thread, NULL);
 	}
 	if (bad >= 0)
 		dump(n - 1, "data mismatch", bad);
@@ -356,6 +389,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--collapse")) {
 			f.collapse = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--collapser")) {
+			f.collapser = 1;
 			continue;
 		}
 		if (i + 1 == argc) {
@@ -419,13 +456,16 @@ int main(int argc, char **argv)
 					 "fsx: --corrupt seed %llu: byte flipped at offset %lld after op %ld, fsx's check reported offset %lld\n",
 					 (unsigned long long)(first + i), flipped, flip_op, bad);
 		else
-			/* With --collapse, some collapse must have happened. */
-			ksft_test_result(bad < 0 && (!f.collapse || f.collapsed),
-					 "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s%s, %ld of %ld collapses done (%.1fs, FileHugePages %ld kB at end)\n",
+			/* With --collapse(r), some collapse must have happened. */
+			ksft_test_result(bad < 0 && (!(f.collapse || f.collapser) || f.collapsed) &&
+					 !f.collapser_err,
+					 "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses done, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
 					 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
 					 mopts, f.pollute ? ", post-EOF pollution" : "",
-					 f.collapse ? ", MADV_COLLAPSE" : "", f.collapsed, f.collapses,
-					 now_s() - t0, meminfo_kb("FileHugePages"));
+					 f.collapse ? ", MADV_COLLAPSE ops" : "",
+					 f.collapser ? ", a collapser thread" : "", f.collapsed,
+					 f.collapses, f.collapser_err, now_s() - t0,
+					 meminfo_kb("FileHugePages"));
 		if (per_seed == 2)
 			result_huge(mopts, first + i);
 		probe_case_end(start, per_seed, "fsx seed");
