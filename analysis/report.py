@@ -390,17 +390,19 @@ def collapse_runs(rows):
         if failed(r):
             continue
         cfg, madv = config_of(r), r["params"].get("madvise", "none")
-        if r["workload"] == "collapse" and cfg == "ramfs-4K":
+        if r["workload"] == "collapse" and cfg == "ramfs-4K" and \
+                (r["params"].get("size"), r["params"].get("bs")) == COLLAPSE_RUN:
             by.setdefault("collapse", []).append(r)
         elif r["workload"] == "fault" and r.get("mode") == "random":
             name = {("ramfs-4K", "none"): "before", ("ramfs-4K", "collapse"): "after",
                     ("tmpfs-huge", "none"): "tmpfs-huge"}.get((cfg, madv))
-            if name and r["params"].get("size") == COLLAPSE_SIZE:
+            if name and (r["params"].get("size"), r["params"].get("bs")) == COLLAPSE_RUN:
                 by.setdefault(name, []).append(r)
     return by
 
 
-COLLAPSE_SIZE = 256 << 20   # guest/run-bench.sh's collapse block
+# guest/run-bench.sh's collapse block: size and --bs (apart from the headline's)
+COLLAPSE_RUN = (256 << 20, 2 << 20)
 
 
 def collapse(rows):
