@@ -18,10 +18,10 @@
 //                  garbage past EOF in the EOF page through a mapping, as
 //                  xfstests fsx -e 1 does: when the file grows it must read 0)
 //                  [--collapse]  (a ninth op, MADV_COLLAPSE of the op's PMD ranges;
-//                  some must succeed, and huge=never then promises no huge folio
-//                  only until the first one)
+//                  some must make a huge page (thp_collapse_alloc), and huge=never
+//                  then promises no huge folio only until the first call)
 //                  [--collapser]  (a thread collapsing random PMD ranges meanwhile,
-//                  racing every op; some must succeed; a replay is not exact)
+//                  racing every op; some must make a huge page; a replay is not exact)
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -48,6 +48,7 @@ static struct {
 	int pollute, collapse, collapser;
 	/* MADV_COLLAPSE calls that returned 0, all calls: both threads count. */
 	long collapsed, collapses;
+	long alloc0;		/* thp_collapse_alloc at the start of the seed */
 	int collapser_err;	/* an errno madvise(2) does not give MADV_COLLAPSE */
 	int stop;		/* tells the collapser thread to end */
 	unsigned char *shadow, *buf, *map;
@@ -266,10 +267,11 @@ static long long one(long n, uint64_t *st)
 		pollute_eof(n);
 	/*
 	 * Exact without a refresh: it moves by 512 pages, past any per-CPU
-	 * batch.  Only until a collapse made huge folios whatever the mount.
+	 * batch.  Only until the first collapse call, which may make huge
+	 * folios whatever the mount (even one that fails at a later range).
 	 */
 	kb = meminfo_kb("FileHugePages") - f.huge0;
-	if (kb > f.huge_peak && !__atomic_load_n(&f.collapsed, __ATOMIC_RELAXED))
+	if (kb > f.huge_peak && !__atomic_load_n(&f.collapses, __ATOMIC_RELAXED))
 		f.huge_peak = kb;
 	return bad;
 }
@@ -321,6 +323,7 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	f.huge_peak = 0;
 	f.collapsed = f.collapses = 0;
 	f.collapser_err = f.stop = 0;
+	f.alloc0 = vmstat_get("thp_collapse_alloc");
 	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	f.map = f.fd < 0 ? MAP_FAILED :
 		mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
@@ -455,17 +458,25 @@ int main(int argc, char **argv)
 			ksft_test_result(flipped >= 0 && bad == flipped,
 					 "fsx: --corrupt seed %llu: byte flipped at offset %lld after op %ld, fsx's check reported offset %lld\n",
 					 (unsigned long long)(first + i), flipped, flip_op, bad);
-		else
-			/* With --collapse(r), some collapse must have happened. */
-			ksft_test_result(bad < 0 && (!(f.collapse || f.collapser) || f.collapsed) &&
+		else {
+			/*
+			 * With --collapse(r), some collapse must have copied
+			 * small folios (a new huge page), not only found huge
+			 * ones there already.
+			 */
+			long made = vmstat_get("thp_collapse_alloc") - f.alloc0;
+			int busy = f.collapse || f.collapser;
+
+			ksft_test_result(bad < 0 && (!busy || (f.collapsed && made > 0)) &&
 					 !f.collapser_err,
-					 "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses done, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
+					 "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses returned 0, thp_collapse_alloc %+ld, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
 					 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
 					 mopts, f.pollute ? ", post-EOF pollution" : "",
 					 f.collapse ? ", MADV_COLLAPSE ops" : "",
 					 f.collapser ? ", a collapser thread" : "", f.collapsed,
-					 f.collapses, f.collapser_err, now_s() - t0,
+					 f.collapses, made, f.collapser_err, now_s() - t0,
 					 meminfo_kb("FileHugePages"));
+		}
 		if (per_seed == 2)
 			result_huge(mopts, first + i);
 		probe_case_end(start, per_seed, "fsx seed");
