@@ -168,26 +168,27 @@ static void test_layouts(void)
 		long grow;	/* nr_file_pages, in pages */
 		int untouched;	/* no fault before the collapse: no page table */
 		int falloc;	/* fallocate(2)d whole, never written: zeros */
+		int start;	/* the order of every folio before, or -1: not read */
 	} cases[] = {
 		{ "64 KiB folios (4 MiB in 64 KiB writes, within_size)", &dir,
-		  "within_size", BS, 0, 0, 0, 0 },
+		  "within_size", BS, 0, 0, 0, 0, 4 },
 		{ "half holes, not faulted (every other 64 KiB written, never)", &dir, "never", BS,
-		  1, 512, 1, 0 },
+		  1, 512, 1, 0, -1 },
 		{ "a huge=never mount (MADV_COLLAPSE overrides the policy)", &dir_never,
-		  "never", BS, 0, 0, 0, 0 },
+		  "never", BS, 0, 0, 0, 0, 0 },
 		{ "a mapping not faulted in (the next fault maps the PMD)", &dir, "never", BS,
-		  0, 0, 1, 0 },
+		  0, 0, 1, 0, 0 },
 		{ "fallocate(2)d under within_size, not faulted (PMD folios, no page table)",
-		  &dir, "within_size", BS, 0, 0, 1, 1 },
+		  &dir, "within_size", BS, 0, 0, 1, 1, -1 },
 		{ "fallocate(2)d under never, not faulted (small folios)", &dir,
-		  "never", BS, 0, 0, 1, 1 },
+		  "never", BS, 0, 0, 1, 1, -1 },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct layout *c = &cases[i];
 		unsigned long hist[MAX_FOLIO_ORDER];
-		char text[160] = "";
+		char text[160] = "", before[160] = "not read";
 		long pages0, pages = 0, pmdmap;
 		long long bad = 0;
 		unsigned char *m = NULL;
@@ -212,6 +213,13 @@ static void test_layouts(void)
 				close(fd);
 		}
 		ok = !knob_set("never") && ok;
+		/* The layout is what the case says, before the collapse. */
+		if (ok && c->start >= 0) {
+			const int want[][2] = { { c->start, (4 * MiB / PAGE) >> c->start }, { -1 } };
+
+			ok = orders_of(path, 4 * MiB, hist, before, sizeof(before)) >= 0 &&
+			     hist_is(hist, want);
+		}
 		pages0 = nr_file_pages();
 		if (ok)
 			m = map_file(path, 4 * MiB, &fd);
@@ -235,8 +243,8 @@ static void test_layouts(void)
 		orders_of(path, 4 * MiB, hist, text, sizeof(text));
 		ksft_test_result(m && !err && pages == c->grow && !bad && hist_is(hist, pmd) &&
 				 pmdmap == 4096,
-				 "collapse: %s: MADV_COLLAPSE %s, nr_file_pages %+ld (want %+ld), folios %s, FilePmdMapped %ld kB after a fault, data %s\n",
-				 c->what, strerror(err), pages, c->grow, text, pmdmap,
+				 "collapse: %s: folios before %s, MADV_COLLAPSE %s, nr_file_pages %+ld (want %+ld), folios %s, FilePmdMapped %ld kB after a fault, data %s\n",
+				 c->what, before, strerror(err), pages, c->grow, text, pmdmap,
 				 bad ? "BAD" : "intact");
 		unmap_file(m, 4 * MiB, fd);
 		unlink(path);
