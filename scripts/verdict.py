@@ -156,6 +156,14 @@ def status_text(rc):
     return f"exit {rc}"
 
 
+def stopped_how(lines, exit_rec):
+    """Why a program's TAP stopped short: its exit status and the last
+    line it printed (often the reason: a selftest's exit(1) message)."""
+    why = "no exit status" if exit_rec is None else status_text(exit_rec.get("rc"))
+    last = [ln.strip() for ln in lines if ln.strip()]
+    return f"{why}; last output: {last[-1][:160]}" if last else why
+
+
 def judge_suite(suite, lines, exit_rec, require=False, cases=None):
     """Results [(status, name, reason)] and info strings for one suite.
     lines: what the program printed; exit_rec: its {"type":"exit"} record
@@ -191,7 +199,7 @@ def judge_suite(suite, lines, exit_rec, require=False, cases=None):
         add("fail", "more than one TAP plan", ", ".join(f"1..{n}" for n, _ in plans))
     elif (len(plans) == 1 and plans[0][0] != len(points) and whole_skip is None
           and t["bail"] is None):
-        add("fail", f"planned {plans[0][0]} tests, ran {len(points)}")
+        add("fail", f"planned {plans[0][0]} tests, ran {len(points)}", stopped_how(lines, exit_rec))
     elif not plans and points and t["bail"] is None:
         add("fail", "no TAP plan (1..N)", f"{len(points)} test points")
     if t["bail"] is not None:
