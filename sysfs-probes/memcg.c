@@ -1,6 +1,6 @@
 // Memory pressure in a memcg: with memory.max = 8 MiB a 7 MiB file gets
-// huge folios while they fit and small ones after, with no OOM kill and the
-// fallback counted, about as fast as in a memcg without a limit; a 64 MiB
+// huge folios while they fit and smaller ones after (stepping down through
+// the sizes, each fallback counted per size), with no OOM kill, about as fast as in a memcg without a limit; a 64 MiB
 // file there ends cleanly (ENOMEM or a memcg OOM kill, as upstream 6.1
 // decides) after charging the memcg up to its limit, and unlink gives
 // everything back.  Each write is made by a child that has joined the memcg,
@@ -110,12 +110,28 @@ static int exited_ok(int st)
 	return st != -1 && WIFEXITED(st) && !WEXITSTATUS(st);
 }
 
+/* Per-size page cache stats summed over the sizes from @lo to @hi kB. */
+static long sizes_stat(unsigned long lo, unsigned long hi, const char *stat)
+{
+	long sum = 0, n;
+
+	for (; lo <= hi; lo *= 2) {
+		n = size_stat(lo, stat);
+		if (n < 0)
+			return -1;
+		sum += n;
+	}
+	return sum;
+}
+
 static void test_fits(void)
 {
 	long oom0, ok0, fail0, huge, fallback, file0, file;
+	long pmd_fb0, pmd_fbc0, small0, pmd_fb, pmd_fbc, small;
+	unsigned long hist[MAX_FOLIO_ORDER];
+	char path[128], text[200] = "";
 	struct report cg, free;
-	char path[128];
-	int st, st_free;
+	int st, st_free, o, mid = 0;
 	long long bad;
 
 	/* The control: the same write from the same kind of child, no limit. */
@@ -126,11 +142,20 @@ static void test_fits(void)
 	file0 = cgroup_stat(CG, "memory.stat", "file");
 	ok0 = vmstat_get("thp_write_alloc");
 	fail0 = vmstat_get("thp_write_alloc_failed");
+	pmd_fb0 = size_stat(2048, "stats/page_cache_fallback");
+	pmd_fbc0 = size_stat(2048, "stats/page_cache_fallback_charge");
+	small0 = sizes_stat(16, 1024, "stats/page_cache_alloc");
 	st = write_in_cg(CG, "fits", 7 * MiB, &cg);
 	snprintf(path, sizeof(path), "%s/fits", dir);
 	bad = check_file(path, 7 * MiB, 9);
 	huge = vmstat_get("thp_write_alloc") - ok0;
 	fallback = vmstat_get("thp_write_alloc_failed") - fail0;
+	pmd_fb = size_stat(2048, "stats/page_cache_fallback") - pmd_fb0;
+	pmd_fbc = size_stat(2048, "stats/page_cache_fallback_charge") - pmd_fbc0;
+	small = sizes_stat(16, 1024, "stats/page_cache_alloc") - small0;
+	orders_of(path, 7 * MiB, hist, text, sizeof(text));
+	for (o = 2; o < 9 && o < MAX_FOLIO_ORDER; o++)
+		mid += hist[o] > 0;
 	/* The file is charged to the memcg: the write happened inside it. */
 	file = cgroup_stat(CG, "memory.stat", "file") - file0;
 	ksft_test_result(exited_ok(st) && cg.joined && cg.done && !cg.err &&
@@ -139,6 +164,15 @@ static void test_fits(void)
 			 cgroup_stat(CG, "memory.events", "oom_kill") == oom0,
 			 "memcg: 7 MiB under memory.max=8M: joined %d, wrote %lld (errno %d), memcg file %+ld kB, %ld huge folios, %ld fallbacks, no OOM kill, data intact (mismatch %lld)\n",
 			 cg.joined, cg.written, cg.err, file / (long)KiB, huge, fallback, bad);
+	/*
+	 * huge=always steps down through the sizes before small pages: a PMD
+	 * charge that failed counts as hugepages-2048kB's charge fallback
+	 * (and in thp_write_alloc_failed), and smaller large folios follow.
+	 */
+	ksft_test_result(pmd_fb0 >= 0 && pmd_fbc0 >= 0 && small0 >= 0 && pmd_fbc >= 1 &&
+			 pmd_fb + pmd_fbc == fallback && small >= 1 && mid,
+			 "memcg: the fallback steps down: hugepages-2048kB page_cache_fallback_charge %+ld (want >= 1), + page_cache_fallback %+ld = %ld (want thp_write_alloc_failed's %+ld), 16-1024kB page_cache_alloc %+ld (want >= 1), folios by order %s\n",
+			 pmd_fbc, pmd_fb, pmd_fb + pmd_fbc, fallback, small, text);
 	/* __GFP_NORETRY: a failed huge charge falls back at once, no reclaim storm. */
 	ksft_test_result(exited_ok(st_free) && free.joined && free.done && !free.err &&
 			 cg.done && cg.secs < 4 * free.secs + 0.05,
@@ -184,7 +218,7 @@ static void test_overflow(void)
 int main(int argc, char **argv)
 {
 	static const struct probe_case cases[] = {
-		{ "7 MiB fits", test_fits, 2 },
+		{ "7 MiB fits", test_fits, 3 },
 		{ "64 MiB overflows", test_overflow, 1 },
 	};
 

@@ -4,11 +4,12 @@
 // their pages and each holds a large folio; one write(2) of 4 MiB + 64
 // KiB gives two PMD folios and a 64 KiB one; 64 KiB writes give 64 KiB
 // folios and 1 MiB appends 1 MiB folios.  A per-size knob at never takes
-// that size out, huge=never takes every size out, junk leaves a knob
-// unchanged, a read fault maps a whole 1 MiB folio, and debugfs splits a
-// file holding one folio of each order from 16 KiB to 2 MiB with data and
-// counters intact.  Orders are read
-// from /proc/kpageflags (lib/thp.c folio_orders()).
+// that size out; at always, within_size or advise (the top-level knob at
+// never) it gives that size as the policy says.  huge=never takes every
+// size out, junk leaves a knob unchanged, a read fault maps a whole 1 MiB
+// folio, and debugfs splits a file holding one folio of each order from
+// 16 KiB to 2 MiB with data and counters intact.  Orders are read from
+// /proc/kpageflags (lib/thp.c folio_orders()).
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -20,27 +21,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define SIZES	"/sys/kernel/mm/transparent_hugepage/hugepages-%lukB/%s"
 #define NFILES	64
 
 static const char *dir, *dir_never;
-
-static const char *size_path(unsigned long kb, const char *file)
-{
-	static char path[160];
-
-	snprintf(path, sizeof(path), SIZES, kb, file);
-	return path;
-}
-
-static long size_stat(unsigned long kb, const char *stat)
-{
-	char buf[32];
-
-	if (read_text(size_path(kb, stat), buf, sizeof(buf)))
-		return -1;
-	return atol(buf);
-}
 
 static void test_small_files(void)
 {
@@ -121,6 +104,88 @@ static void test_orders(void)
 		ksft_test_result(!set && hist_is(hist, c->want) && bad < 0,
 				 "orders: %s: folios by order %s, mismatch %lld\n",
 				 c->what, text, bad);
+		unlink(path);
+	}
+}
+
+/*
+ * Each per-size policy has its effect on its size alone: with the
+ * top-level knob at never (every other size inherits it), one size at
+ * always, within_size or advise.  @bs 0 stores through a shared mapping
+ * of a sparse file, with MADV_HUGEPAGE if @hint; @pages is the growth of
+ * nr_file_pages (a folio under always reaches past EOF).
+ */
+static const struct size_case {
+	const char *what;
+	unsigned long kb;
+	const char *policy;
+	uint64_t len;
+	size_t bs;
+	int hint;
+	long pages;
+	int want[3][2];
+} size_cases[] = {
+	{ "hugepages-64kB always: 4 KiB written", 64, "always", 4 * KiB, 4 * KiB, 0, 16,
+	  { { 4, 1 }, { -1 } } },
+	{ "hugepages-64kB within_size: 4 KiB written", 64, "within_size", 4 * KiB, 4 * KiB, 0, 1,
+	  { { 0, 1 }, { -1 } } },
+	{ "hugepages-64kB within_size: 132 KiB in one write(2)", 64, "within_size",
+	  132 * KiB, 132 * KiB, 0, 33, { { 4, 2 }, { 0, 1 }, { -1 } } },
+	{ "hugepages-64kB advise: 128 KiB by write(2)", 64, "advise", 128 * KiB, 128 * KiB, 0, 32,
+	  { { 0, 32 }, { -1 } } },
+	{ "hugepages-64kB advise: 128 KiB stored through an MADV_HUGEPAGE mapping", 64, "advise",
+	  128 * KiB, 0, 1, 32, { { 4, 2 }, { -1 } } },
+	{ "hugepages-64kB advise: 128 KiB stored through a mapping without it", 64, "advise",
+	  128 * KiB, 0, 0, 32, { { 0, 32 }, { -1 } } },
+	{ "hugepages-2048kB always: 4 KiB written", 2048, "always", 4 * KiB, 4 * KiB, 0, 512,
+	  { { 9, 1 }, { -1 } } },
+};
+
+/* Store the pattern over [0, @len) of a new sparse file through a shared mapping. */
+static int store_file(const char *path, uint64_t len, int hint, uint64_t seed)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	unsigned char *p = MAP_FAILED;
+	int err = fd < 0 || ftruncate(fd, len);
+
+	if (!err)
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || (hint && madvise(p, len, MADV_HUGEPAGE)))
+		err = 1;
+	if (!err)
+		pattern_fill(p, len, 0, seed);
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static void test_sizes(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(size_cases); i++) {
+		const struct size_case *c = &size_cases[i];
+		const char *knob = size_path(c->kb, "page_cache");
+		unsigned long hist[MAX_FOLIO_ORDER];
+		char path[160], text[200] = "";
+		long pages0, pages;
+		long long bad = 0;
+		int set;
+
+		set = knob_set("never") | setting_set(knob, c->policy);
+		snprintf(path, sizeof(path), "%s/sizes", dir);
+		pages0 = nr_file_pages();
+		if (!set && !(c->bs ? write_file(path, c->len, c->bs, 13) :
+			      store_file(path, c->len, c->hint, 13)))
+			bad = check_file(path, c->len, 13);
+		pages = nr_file_pages() - pages0;
+		orders_of(path, c->len, hist, text, sizeof(text));
+		set |= setting_set(knob, "inherit") | knob_set("within_size");
+		ksft_test_result(!set && bad < 0 && pages == c->pages && hist_is(hist, c->want),
+				 "orders: top-level never, %s: folios by order %s, nr_file_pages %+ld (want %+ld), mismatch %lld\n",
+				 c->what, text, pages, c->pages, bad);
 		unlink(path);
 	}
 }
@@ -256,6 +321,7 @@ int main(int argc, char **argv)
 		{ "knobs", test_knobs, 1 },
 		{ "small files", test_small_files, 1 },
 		{ "orders", test_orders, ARRAY_SIZE(cases) },
+		{ "sizes", test_sizes, ARRAY_SIZE(size_cases) },
 		{ "stats", test_stats, 1 },
 		{ "fault", test_fault, 1 },
 		{ "split", test_split, 1 },

@@ -206,6 +206,24 @@ long vmstat_sum(const char *prefix)
 	return sum;
 }
 
+const char *size_path(unsigned long kb, const char *file)
+{
+	static char path[160];
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%lukB/%s",
+		 kb, file);
+	return path;
+}
+
+long size_stat(unsigned long kb, const char *stat)
+{
+	char buf[32];
+
+	if (read_text(size_path(kb, stat), buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
 long smaps_get(const void *addr, const char *field)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
