@@ -1,10 +1,11 @@
 // Memory pressure in a memcg: with memory.max = 8 MiB a 7 MiB file gets
-// huge folios while they fit and smaller ones after (stepping down through
-// the sizes, each fallback counted per size), with no OOM kill, about as fast as in a memcg without a limit; a 64 MiB
+// huge folios while they fit and smaller ones after, stepping down through
+// the sizes (the PMD fallback and each folio counted in its size's stats),
+// with no OOM kill, about as fast as in a memcg without a limit; a 64 MiB
 // file there ends cleanly (ENOMEM or a memcg OOM kill, as upstream 6.1
 // decides) after charging the memcg up to its limit, and unlink gives
-// everything back.  Each write is made by a child that has joined the memcg,
-// and says so before it writes.
+// everything back.  Each write is made by a child that has joined the
+// memcg, and says so before it writes.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -110,28 +111,25 @@ static int exited_ok(int st)
 	return st != -1 && WIFEXITED(st) && !WEXITSTATUS(st);
 }
 
-/* Per-size page cache stats summed over the sizes from @lo to @hi kB. */
-static long sizes_stat(unsigned long lo, unsigned long hi, const char *stat)
+/* Each size's page_cache_alloc, orders 2..9 (16 kB to 2 MiB); 0 or -1. */
+static int size_allocs(long *n)
 {
-	long sum = 0, n;
+	int o;
 
-	for (; lo <= hi; lo *= 2) {
-		n = size_stat(lo, stat);
-		if (n < 0)
+	for (o = 2; o <= 9; o++)
+		if ((n[o] = size_stat(4UL << o, "stats/page_cache_alloc")) < 0)
 			return -1;
-		sum += n;
-	}
-	return sum;
+	return 0;
 }
 
 static void test_fits(void)
 {
 	long oom0, ok0, fail0, huge, fallback, file0, file;
-	long pmd_fb0, pmd_fbc0, small0, pmd_fb, pmd_fbc, small;
+	long pmd_fb0, pmd_fbc0, pmd_fb, pmd_fbc, alloc0[10], alloc[10];
 	unsigned long hist[MAX_FOLIO_ORDER];
 	char path[128], text[200] = "";
 	struct report cg, free;
-	int st, st_free, o, mid = 0;
+	int st, st_free, o, mid = 0, sized, per_size = 1;
 	long long bad;
 
 	/* The control: the same write from the same kind of child, no limit. */
@@ -144,7 +142,7 @@ static void test_fits(void)
 	fail0 = vmstat_get("thp_write_alloc_failed");
 	pmd_fb0 = size_stat(2048, "stats/page_cache_fallback");
 	pmd_fbc0 = size_stat(2048, "stats/page_cache_fallback_charge");
-	small0 = sizes_stat(16, 1024, "stats/page_cache_alloc");
+	sized = !size_allocs(alloc0);
 	st = write_in_cg(CG, "fits", 7 * MiB, &cg);
 	snprintf(path, sizeof(path), "%s/fits", dir);
 	bad = check_file(path, 7 * MiB, 9);
@@ -152,10 +150,13 @@ static void test_fits(void)
 	fallback = vmstat_get("thp_write_alloc_failed") - fail0;
 	pmd_fb = size_stat(2048, "stats/page_cache_fallback") - pmd_fb0;
 	pmd_fbc = size_stat(2048, "stats/page_cache_fallback_charge") - pmd_fbc0;
-	small = sizes_stat(16, 1024, "stats/page_cache_alloc") - small0;
+	sized = sized && !size_allocs(alloc);
 	orders_of(path, 7 * MiB, hist, text, sizeof(text));
-	for (o = 2; o < 9 && o < MAX_FOLIO_ORDER; o++)
-		mid += hist[o] > 0;
+	/* Each folio of the file counted in its size's stats, no other. */
+	for (o = 2; o <= 9; o++) {
+		per_size &= sized && alloc[o] - alloc0[o] == (long)hist[o];
+		mid += o < 9 && hist[o] > 0;
+	}
 	/* The file is charged to the memcg: the write happened inside it. */
 	file = cgroup_stat(CG, "memory.stat", "file") - file0;
 	ksft_test_result(exited_ok(st) && cg.joined && cg.done && !cg.err &&
@@ -166,13 +167,15 @@ static void test_fits(void)
 			 cg.joined, cg.written, cg.err, file / (long)KiB, huge, fallback, bad);
 	/*
 	 * huge=always steps down through the sizes before small pages: a PMD
-	 * charge that failed counts as hugepages-2048kB's charge fallback
-	 * (and in thp_write_alloc_failed), and smaller large folios follow.
+	 * that could not be had (its charge, as a rule, or its allocation)
+	 * counts as a hugepages-2048kB fallback and in thp_write_alloc_failed,
+	 * and smaller large folios follow, each counted in its size's stats.
 	 */
-	ksft_test_result(pmd_fb0 >= 0 && pmd_fbc0 >= 0 && small0 >= 0 && pmd_fbc >= 1 &&
-			 pmd_fb + pmd_fbc == fallback && small >= 1 && mid,
-			 "memcg: the fallback steps down: hugepages-2048kB page_cache_fallback_charge %+ld (want >= 1), + page_cache_fallback %+ld = %ld (want thp_write_alloc_failed's %+ld), 16-1024kB page_cache_alloc %+ld (want >= 1), folios by order %s\n",
-			 pmd_fbc, pmd_fb, pmd_fb + pmd_fbc, fallback, small, text);
+	ksft_test_result(pmd_fb0 >= 0 && pmd_fbc0 >= 0 && pmd_fb + pmd_fbc >= 1 &&
+			 pmd_fb + pmd_fbc == fallback && mid && per_size,
+			 "memcg: the fallback steps down: hugepages-2048kB page_cache_fallback_charge %+ld + page_cache_fallback %+ld = %ld (want >= 1, thp_write_alloc_failed's %+ld), folios by order %s (want some of orders 2-8), each size's page_cache_alloc %s\n",
+			 pmd_fbc, pmd_fb, pmd_fb + pmd_fbc, fallback, text,
+			 per_size ? "as the file's folios" : "NOT as the file's folios");
 	/* __GFP_NORETRY: a failed huge charge falls back at once, no reclaim storm. */
 	ksft_test_result(exited_ok(st_free) && free.joined && free.done && !free.err &&
 			 cg.done && cg.secs < 4 * free.secs + 0.05,

@@ -221,31 +221,58 @@ static void test_write_keeps_pmd(void)
 	close(fd);
 }
 
-static void test_sigbus_past_eof(void)
+/*
+ * A fault never maps past EOF, even in a folio that reaches past it: a
+ * read fault, or a store, which maps the folio writable up to EOF.
+ */
+static void sigbus_past_eof(int store)
 {
-	int fd, st;
-	pid_t pid;
+	unsigned long hist[MAX_FOLIO_ORDER];
+	int fd, st = 0, pfd[2], pmd;
+	char got = 0;
+	pid_t pid = -1;
 
 	knob_set("always");
 	fd = file("eof", PAGE, 1);	/* one huge folio under always */
-	pid = fork();
-	if (!pid) {
-		unsigned char *p = map(fd, HPAGE, MAP_SHARED);
-		volatile unsigned char c;
+	pmd = fd >= 0 && folio_orders(fd, PAGE, hist, MAX_FOLIO_ORDER) == 1 && hist[9] == 1;
+	if (fd >= 0 && !pipe(pfd)) {
+		pid = fork();
+		if (!pid) {
+			volatile unsigned char *p = map(fd, HPAGE, MAP_SHARED);
+			unsigned char c;
 
-		if (!p)
-			_exit(3);
-		c = p[0];
-		c = p[MiB];			/* past EOF: must not be mapped */
-		(void)c;
-		_exit(0);
+			if (!p)
+				_exit(3);
+			if (store)
+				p[0] = 1;
+			else
+				c = p[0];
+			/* Within EOF it worked; say so before the access past it. */
+			if (write(pfd[1], "0", 1) != 1)
+				_exit(4);
+			c = p[MiB];		/* past EOF: must not be mapped */
+			(void)c;
+			_exit(0);
+		}
+		close(pfd[1]);
+		if (pid > 0 && read(pfd[0], &got, 1) != 1)
+			got = 0;
+		close(pfd[0]);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		st = 0;		/* as if it exited: a failure */
-	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
-			 "mmap: 4 KiB file in a huge folio, mapped 2 MiB, touched at 1 MiB: SIGBUS (status %#x)\n",
-			 st);
-	close(fd);
+	ksft_test_result(pmd && got == '0' && WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
+			 "mmap: 4 KiB file in a huge folio (%s), mapped 2 MiB, %s at 0 (%s), touched at 1 MiB: SIGBUS (status %#x)\n",
+			 pmd ? "order 9" : "NOT one folio of order 9", store ? "stored" : "read",
+			 got == '0' ? "ok" : "FAILED", st);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_sigbus_past_eof(void)
+{
+	sigbus_past_eof(0);
+	sigbus_past_eof(1);
 }
 
 static void test_private_cow(void)
@@ -350,7 +377,7 @@ int main(int argc, char **argv)
 		{ "fault, PR_SET_THP_DISABLE", child_disable_thp, 1 },
 		{ "read through map", test_read_through_map, 1 },
 		{ "write keeps PMD", test_write_keeps_pmd, 1 },
-		{ "SIGBUS past EOF", test_sigbus_past_eof, 1 },
+		{ "SIGBUS past EOF", test_sigbus_past_eof, 2 },
 		{ "private COW", test_private_cow, 1 },
 		{ "MADV_POPULATE_WRITE", test_populate_write, 1 },
 		{ "advise", test_advise, 1 },

@@ -6,8 +6,8 @@
 // folios and 1 MiB appends 1 MiB folios.  A per-size knob at never takes
 // that size out; at always, within_size or advise (the top-level knob at
 // never) it gives that size as the policy says.  huge=never takes every
-// size out, junk leaves a knob unchanged, a read fault maps a whole 1 MiB
-// folio, and debugfs splits a file holding one folio of each order from
+// size out, junk leaves a knob unchanged, a read fault and a shared write
+// fault map a whole 1 MiB folio, and debugfs splits a file holding one folio of each order from
 // 16 KiB to 2 MiB with data and counters intact.  Orders are read from
 // /proc/kpageflags (lib/thp.c folio_orders()).
 #define _GNU_SOURCE
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NFILES	64
@@ -167,14 +168,16 @@ static void test_sizes(void)
 
 	for (i = 0; i < ARRAY_SIZE(size_cases); i++) {
 		const struct size_case *c = &size_cases[i];
-		const char *knob = size_path(c->kb, "page_cache");
 		unsigned long hist[MAX_FOLIO_ORDER];
-		char path[160], text[200] = "";
+		char knob[160], path[160], text[200] = "";
 		long pages0, pages;
 		long long bad = 0;
 		int set;
 
-		set = knob_set("never") | setting_set(knob, c->policy);
+		/* Our own copy: size_path() returns a static buffer. */
+		snprintf(knob, sizeof(knob), "%s", size_path(c->kb, "page_cache"));
+		set = knob_set("never");
+		set |= setting_set(knob, c->policy);
 		snprintf(path, sizeof(path), "%s/sizes", dir);
 		pages0 = nr_file_pages();
 		if (!set && !(c->bs ? write_file(path, c->len, c->bs, 13) :
@@ -182,7 +185,8 @@ static void test_sizes(void)
 			bad = check_file(path, c->len, 13);
 		pages = nr_file_pages() - pages0;
 		orders_of(path, c->len, hist, text, sizeof(text));
-		set |= setting_set(knob, "inherit") | knob_set("within_size");
+		set |= setting_set(knob, "inherit");
+		set |= knob_set("within_size");
 		ksft_test_result(!set && bad < 0 && pages == c->pages && hist_is(hist, c->want),
 				 "orders: top-level never, %s: folios by order %s, nr_file_pages %+ld (want %+ld), mismatch %lld\n",
 				 c->what, text, pages, c->pages, bad);
@@ -246,45 +250,90 @@ static void test_knobs(void)
 }
 
 /*
- * Reading through a mapping: a read fault maps the whole large folio under
- * it, not a 64 KiB fault-around window: 4 faults for 4 MiB of 1 MiB folios.
+ * Through a mapping, a fault maps the whole large folio under it: a read
+ * fault, not only a 64 KiB fault-around window, and a write fault in a
+ * shared mapping, writable, not only its page; a store into a folio a read
+ * fault mapped (read-only, for write notification) makes all of it
+ * writable.  4 MiB of 1 MiB folios: 4 faults, 8 to read all, then store.
+ * Stores still move the mtime (->page_mkwrite() ran), and reach the file.
  */
-static void test_fault(void)
+enum { READ, STORE, READ_STORE };
+
+static void fault_folios(int mode)
 {
-	uint64_t len = 4 * MiB;
+	static const char *const what[] = {
+		"reading", "storing into", "reading, then storing into",
+	};
+	/* A 2001 timestamp: a store's ->page_mkwrite() moves it. */
+	static const struct timespec aged[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	int store = mode != READ, mtime_moved = -1;
+	long want = mode == READ_STORE ? 8 : 4;
+	uint64_t len = 4 * MiB, off;
 	unsigned long hist[MAX_FOLIO_ORDER];
 	char path[160], text[200];
 	long faults = -1;
 	long long bad;
+	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/fault", dir);
 	bad = write_file(path, len, MiB, 5) ? 0 : -1;
 	orders_of(path, len, hist, text, sizeof(text));
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		unsigned char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	fd = open(path, O_RDWR);
+	if (fd >= 0 && !futimens(fd, aged)) {
+		int prot = PROT_READ | (store ? PROT_WRITE : 0);
+		unsigned char *p = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
 
 		if (p != MAP_FAILED) {
+			volatile unsigned char *v = p, sum = 0;
 			struct rusage a, b;
-			volatile unsigned char sum = 0;
-			uint64_t off;
 
 			getrusage(RUSAGE_SELF, &a);
-			for (off = 0; off < len; off += PAGE)
-				sum += p[off];
+			/* Separate passes: x86 may store with one RMW instruction. */
+			for (off = 0; mode != STORE && off < len; off += PAGE)
+				sum += v[off];
+			for (off = 0; store && off < len; off += PAGE) {
+				unsigned char flip;
+
+				pattern_fill(&flip, 1, off, 5);
+				v[off] = flip ^ 0xff;
+			}
 			getrusage(RUSAGE_SELF, &b);
 			faults = b.ru_minflt + b.ru_majflt - a.ru_minflt - a.ru_majflt;
-			if (bad < 0)
-				bad = pattern_check(p, len, 0, 5);
 			munmap(p, len);
 		}
-		close(fd);
+		mtime_moved = !fstat(fd, &st) && st.st_mtim.tv_sec != aged[1].tv_sec;
+		/* Each store is in the file (pread), then put back as written. */
+		for (off = 0; store && bad < 0 && off < len; off += PAGE) {
+			unsigned char byte, got = 0;
+
+			pattern_fill(&byte, 1, off, 5);
+			byte ^= 0xff;
+			if (pread(fd, &got, 1, off) != 1 || got != byte)
+				bad = off;
+			byte ^= 0xff;
+			if (pwrite(fd, &byte, 1, off) != 1)
+				bad = off;
+		}
 	}
-	ksft_test_result(faults == 4 && bad < 0 && hist_is(hist, (const int[][2]){ { 8, 4 }, { -1 } }),
-			 "orders: reading 4 MiB of 1 MiB folios (%s) through a mapping: %ld faults (want 4, one per folio), mismatch %lld\n",
-			 text, faults, bad);
+	if (fd >= 0)
+		close(fd);
+	if (bad < 0)
+		bad = check_file(path, len, 5);
+	ksft_test_result(faults == want && bad < 0 && mtime_moved == store &&
+			 hist_is(hist, (const int[][2]){ { 8, 4 }, { -1 } }),
+			 "orders: %s 4 MiB of 1 MiB folios (%s) through a shared mapping: %ld faults (want %ld), mtime %s (want %s), mismatch %lld\n",
+			 what[mode], text, faults, want,
+			 mtime_moved < 0 ? "unread" : mtime_moved ? "moved" : "kept",
+			 store ? "moved" : "kept", bad);
 	unlink(path);
+}
+
+static void test_fault(void)
+{
+	fault_folios(READ);
+	fault_folios(STORE);
+	fault_folios(READ_STORE);
 }
 
 /* debugfs split_huge_pages on a file with one folio of each order 2..9. */
@@ -323,7 +372,7 @@ int main(int argc, char **argv)
 		{ "orders", test_orders, ARRAY_SIZE(cases) },
 		{ "sizes", test_sizes, ARRAY_SIZE(size_cases) },
 		{ "stats", test_stats, 1 },
-		{ "fault", test_fault, 1 },
+		{ "fault", test_fault, 3 },
 		{ "split", test_split, 1 },
 	};
 

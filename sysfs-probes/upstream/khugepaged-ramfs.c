@@ -91,6 +91,10 @@ static bool vma_flag(void *p, const char *flag)
 		}
 	}
 	fclose(f);
+	if (!in_vma) {
+		printf("no VMA starts at %p in /proc/self/smaps\n", p);
+		exit(EXIT_FAILURE);
+	}
 	return found;
 }
 
