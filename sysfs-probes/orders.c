@@ -7,9 +7,9 @@
 // that size out; at always, within_size or advise (the top-level knob at
 // never) it gives that size as the policy says.  huge=never takes every
 // size out, junk leaves a knob unchanged, a read fault and a shared write
-// fault map a whole 1 MiB folio, and debugfs splits a file holding one folio of each order from
-// 16 KiB to 2 MiB with data and counters intact.  Orders are read from
-// /proc/kpageflags (lib/thp.c folio_orders()).
+// fault map a whole 1 MiB folio, and debugfs splits a file holding one
+// folio of each order from 16 KiB to 2 MiB with data and counters intact.
+// Orders are read from /proc/kpageflags (lib/thp.c folio_orders()).
 #define _GNU_SOURCE
 #include "probe.h"
 
