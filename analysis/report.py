@@ -334,27 +334,31 @@ def smallfiles_runs(rows):
 
 def smallfiles(rows):
     """The small-file table: per configuration the page cache its files
-    held after writing, beside their bytes, and the seconds of each step:
-    medians over the runs (min-max)."""
+    held after writing, beside their bytes, and the time of each step per
+    1,000 files (the always configurations run fewer files: they would not
+    fit): medians over the runs (min-max)."""
     by = smallfiles_runs(rows)
     if not by:
         return ""
 
-    def secs(cfg, mode):
-        v = [x["wall_s"] for x in by.get((cfg, mode), [])]
+    def per_k(cfg, mode):
+        v = [x["wall_s"] * 1000 / x["files"] for x in by.get((cfg, mode), []) if x.get("files")]
         return f"{median_of(v):.3f} ({min(v):.3f}-{max(v):.3f})" if v else "-"
 
-    lines = ["| configuration | files | data MiB | page cache MiB after writing (min-max) "
-             "| create+write s | read s | unlink s |", "|---|---|---|---|---|---|---|"]
+    lines = ["| configuration | files | data MiB (median) | page cache MiB after writing (min-max) "
+             "| page cache / data | create+write s per 1,000 files | read s per 1,000 "
+             "| unlink s per 1,000 |", "|---|---|---|---|---|---|---|---|"]
     for cfg in SMALL_CONFIGS:
         w = [x for x in by.get((cfg, "write"), []) if x.get("mem_kib", -1) >= 0]
         if not w:
             continue
         mem = [x["mem_kib"] / 1024 for x in w]
-        lines.append(f"| {SMALL_NAMES[cfg]} | {w[0].get('files')} "
-                     f"| {w[0].get('data_kib', 0) / 1024:.1f} "
+        per = median_of(x["mem_kib"] / x["data_kib"] for x in w if x.get("data_kib"))
+        data = median_of(x.get("data_kib", 0) / 1024 for x in w)
+        lines.append(f"| {SMALL_NAMES[cfg]} | {w[0].get('files')} | {data:.1f} "
                      f"| {median_of(mem):.1f} ({min(mem):.1f}-{max(mem):.1f}) "
-                     f"| {secs(cfg, 'write')} | {secs(cfg, 'read')} | {secs(cfg, 'unlink')} |")
+                     f"| {'-' if per is None else f'{per:.3f}'} "
+                     f"| {per_k(cfg, 'write')} | {per_k(cfg, 'read')} | {per_k(cfg, 'unlink')} |")
     return "\n".join(lines) if len(lines) > 2 else ""
 
 

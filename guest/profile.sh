@@ -6,12 +6,16 @@
 wl=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.profile=//p' | tr , ' ')
 wl="wl-${wl:-write --bs 4K --size 128M} --no-verify"
 echo always >/sys/kernel/mm/transparent_hugepage/page_cache
+# Under TCG a sample interrupt is slow, and the kernel would lower the
+# rate to a few hundred per second: turn that throttling off.
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+echo 20000 >/proc/sys/kernel/perf_event_max_sample_rate
 n=0
 for d in /mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	perf record -q -e cpu-clock -F 20000 -o /tmp/perf.data -- $wl --dir $d >/dev/null 2>&1
 	echo "# profile of '$wl' on $d"
-	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -30 | sed 's/^/# /'
+	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -${THP_PROFILE_LINES:-40} | sed 's/^/# /'
 	echo "ok $n profile $d"
 done

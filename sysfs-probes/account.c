@@ -143,6 +143,58 @@ static void test_memfree(void)
 			 SIZE / MiB, after - before, err);
 }
 
+/*
+ * One read(2) from cached data into holes and back, under always: data
+ * at 0 and 6 MiB of a 10 MiB file (PMD folios 0 and 3), read from 1 MiB
+ * to EOF in one call.  Every byte comes back (zeros, the data at 6 MiB,
+ * zeros), and the holes, and only they, get PMD folios as they are read:
+ * 2-6 MiB and 8-10 MiB, three.
+ */
+static void test_read_across(void)
+{
+	static unsigned char buf[9 * MiB];
+	unsigned char data[4096];
+	long ev0, nr0, ev, nr;
+	long long bad = -1;
+	ssize_t got = -1;
+	char path[128];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/across", dir);
+	knob_set("always");
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	err = fd < 0 || ftruncate(fd, 10 * MiB);
+	pattern_fill(data, sizeof(data), 0, 5);
+	err = err || pwrite(fd, data, sizeof(data), 0) != sizeof(data);
+	pattern_fill(data, sizeof(data), 6 * MiB, 5);
+	err = err || pwrite(fd, data, sizeof(data), 6 * MiB) != sizeof(data);
+	vm_stat_refresh();
+	ev0 = vmstat_get("thp_read_alloc");
+	nr0 = vmstat_get("nr_file_hugepages");
+	if (!err)
+		got = pread(fd, buf, sizeof(buf), MiB);
+	vm_stat_refresh();
+	ev = vmstat_get("thp_read_alloc") - ev0;
+	nr = vmstat_get("nr_file_hugepages") - nr0;
+	if (got == (ssize_t)sizeof(buf)) {
+		long long b;
+
+		bad = zero_check(buf, 5 * MiB);
+		b = pattern_check(buf + 5 * MiB, sizeof(data), 6 * MiB, 5);
+		if (bad < 0 && b >= 0)
+			bad = b - MiB;	/* a file offset */
+		b = zero_check(buf + 5 * MiB + sizeof(data), 4 * MiB - sizeof(data));
+		if (bad < 0 && b >= 0)
+			bad = 5 * MiB + sizeof(data) + b;
+	}
+	ksft_test_result(!err && got == (ssize_t)sizeof(buf) && bad < 0 && ev == 3 && nr == 3,
+			 "account: one read(2) over cached, hole, cached, hole: %zd of %zu bytes, first bad one at %lld, thp_read_alloc %+ld, nr_file_hugepages %+ld (want +3, +3), err %d\n",
+			 got, sizeof(buf), bad, ev, nr, err);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
 /* mm_filemap_add_to_page_cache prints the folio order: ours are 9. */
 static void test_tracepoint(void)
 {
@@ -199,6 +251,7 @@ int main(int argc, char **argv)
 		{ "memcg", join_memcg, 1 },
 		{ "policies x ways", test_all_ways, ARRAY_SIZE(policies) * ARRAY_SIZE(how_name) * 2 },
 		{ "MemFree", test_memfree, 1 },
+		{ "read across holes", test_read_across, 1 },
 		{ "tracepoint", test_tracepoint, 1 },
 	};
 

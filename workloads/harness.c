@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"  --private      MAP_PRIVATE instead of MAP_SHARED\n"
 		"  --corrupt      flip one byte before verifying (tests the check)\n"
 		"  --orders       report the file's page-cache folios by order afterwards\n"
-		"                 (\"orders\" in the JSON; root, a file without holes)\n",
+		"                 (\"orders\" in the JSON; root, a file without holes)\n"
+		"  --files N      how many files (smallfiles), instead of as many as --size holds\n",
 		workload.name, workload.description, workload.modes);
 }
 
@@ -86,8 +87,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "pattern", 1, 0, 'P' }, { "seed", 1, 0, 'S' }, { "threads", 1, 0, 't' },
 		{ "dir", 1, 0, 'd' }, { "verify", 0, 0, 'v' }, { "no-verify", 0, 0, 'n' },
 		{ "mode", 1, 0, 'm' }, { "madvise", 1, 0, 'a' }, { "private", 0, 0, 'x' },
-		{ "corrupt", 0, 0, 'c' }, { "orders", 0, 0, 'o' }, { "help", 0, 0, 'h' },
-		{ 0 } };
+		{ "corrupt", 0, 0, 'c' }, { "orders", 0, 0, 'o' }, { "files", 1, 0, 'F' },
+		{ "help", 0, 0, 'h' }, { 0 } };
 	struct stat st;
 	static char first[32];
 	int c;
@@ -124,6 +125,11 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'x': o->private_map = 1; break;
 		case 'c': o->corrupt = 1; break;
 		case 'o': o->orders = 1; break;
+		case 'F':
+			if (!workload.takes_files)
+				bad("--files (only wl-smallfiles makes more than one file)", "");
+			o->files = count("--files", optarg, 1000000);
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}

@@ -20,6 +20,7 @@ struct opts {
 	int private_map;	/* --private: MAP_PRIVATE for mmap workloads */
 	int corrupt;		/* --corrupt: flip a byte before verifying */
 	int orders;		/* --orders: report the file's folio orders */
+	int files;		/* --files: how many files (0: as --size needs) */
 	char path[256];		/* dir/wl-<name>.<pid> */
 };
 
@@ -42,6 +43,7 @@ struct workload {
 	const char *unit;
 	int size_multiple_of_bs;
 	int size_multiple_of_page;
+	int takes_files;	/* --files means something to it */
 	int (*prepare)(const struct opts *o);		/* once, untimed */
 	int (*setup)(const struct opts *o, int pass);	/* each pass, untimed */
 	int (*run)(const struct opts *o, int pass, struct result *r);

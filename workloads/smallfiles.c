@@ -1,6 +1,6 @@
 // Many small files: create and write, read, or unlink files of 4 KiB to
-// --bs (in 4 KiB steps, drawn by --seed) until they hold --size bytes, in
-// a directory of their own.  What the files cost shows in "mem_kib": the
+// --bs (in 4 KiB steps, drawn by --seed), --files of them or until they
+// hold --size bytes, in a directory of their own.  What the files cost shows in "mem_kib": the
 // page cache (nr_file_pages) they hold when the run ends, beside
 // "data_kib", their bytes.  Only the mode's step is timed.
 #define _GNU_SOURCE
@@ -71,7 +71,7 @@ static int prepare(const struct opts *o)
 		errno = EINVAL;
 		return -1;
 	}
-	while (total < o->size) {
+	while (o->files ? nfiles < o->files : total < o->size) {
 		uint32_t *n = realloc(sizes, (nfiles + 1) * sizeof(*sizes));
 
 		if (!n)
@@ -212,7 +212,7 @@ static void json(FILE *f)
 const struct workload workload = {
 	.name = "smallfiles",
 	.description = "create+write, read or unlink many files of 4K to --bs",
-	.modes = "write read unlink", .size_multiple_of_page = 1,
+	.modes = "write read unlink", .size_multiple_of_page = 1, .takes_files = 1,
 	.prepare = prepare, .setup = setup, .run = run, .verify = verify,
 	.corrupt = corrupt, .cleanup = cleanup, .json = json,
 };
