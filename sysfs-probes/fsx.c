@@ -1,6 +1,8 @@
 // A randomized page cache exerciser in the spirit of xfstests' fsx: a seeded
 // sequence of write, read, mapped write, mapped read, truncate, punch hole,
-// fallocate, split (and collapse) on one file of several MiB, checked against a shadow
+// fallocate, split, copy_file_range within the file (splice: ->read_iter
+// into a pipe and ->write_iter out of it) and fsync (and collapse) on one
+// file of several MiB, checked against a shadow
 // buffer (the op's range and a guard band after each op, the whole file
 // every --check ops and at the end).  On a mismatch it prints the seed, the
 // op number and the last ops, so that the run can be replayed.  A second
@@ -17,7 +19,7 @@
 //                  [--pollute]  (after every size change and mapped write, store
 //                  garbage past EOF in the EOF page through a mapping, as
 //                  xfstests fsx -e 1 does: when the file grows it must read 0)
-//                  [--collapse]  (a ninth op, MADV_COLLAPSE of the op's PMD ranges;
+//                  [--collapse]  (an op more, MADV_COLLAPSE of the op's PMD ranges;
 //                  some must make a huge page (thp_collapse_alloc), and huge=never
 //                  then promises no huge folio only until the first call)
 //                  [--collapser]  (a thread collapsing random PMD ranges meanwhile,
@@ -34,13 +36,15 @@
 #include <unistd.h>
 
 /* COLLAPSE_OP last: without --collapse a seed runs the ops it always ran. */
-enum op { WRITE, READ, MAPWRITE, MAPREAD, TRUNCATE, PUNCH, FALLOC, SPLIT_OP, COLLAPSE_OP, NR_OPS };
+enum op { WRITE, READ, MAPWRITE, MAPREAD, TRUNCATE, PUNCH, FALLOC, SPLIT_OP, COPY_OP, FSYNC_OP,
+	  COLLAPSE_OP, NR_OPS };
 static const char *const op_name[] = { "write", "read", "mapwrite", "mapread", "truncate",
-				       "punch", "fallocate", "split", "collapse" };
+				       "punch", "fallocate", "split", "copy", "fsync",
+				       "collapse" };
 #define LOG	16
 #define GUARD	(64 * KiB)
 
-struct logent { long n; enum op op; uint64_t off, len, size; };
+struct logent { long n; enum op op; uint64_t off, len, size, to; };
 
 static struct {
 	uint64_t max, size, seed;
@@ -49,6 +53,7 @@ static struct {
 	/* MADV_COLLAPSE calls that returned 0, all calls: both threads count. */
 	long collapsed, collapses;
 	long alloc0;		/* thp_collapse_alloc at the start of the seed */
+	long copies;		/* copy_file_range ops done in the seed */
 	int collapser_err;	/* an errno madvise(2) does not give MADV_COLLAPSE */
 	int stop;		/* tells the collapser thread to end */
 	unsigned char *shadow, *buf, *map;
@@ -67,9 +72,10 @@ static void dump(long n, const char *why, long long at)
 		struct logent *e = &f.log[(n + 1 + i) % LOG];
 
 		if (e->n || !i)
-			msg("  %6ld %-9s off %#llx len %#llx size %#llx\n", e->n, op_name[e->op],
-			    (unsigned long long)e->off, (unsigned long long)e->len,
-			    (unsigned long long)e->size);
+			msg("  %6ld %-9s off %#llx len %#llx size %#llx%s%#llx\n", e->n,
+			    op_name[e->op], (unsigned long long)e->off,
+			    (unsigned long long)e->len, (unsigned long long)e->size,
+			    e->op == COPY_OP ? " to " : "", (unsigned long long)e->to);
 	}
 	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu%s%s (and the same --huge)\n",
 	    (unsigned long long)f.seed, n + 1, (unsigned long long)f.max,
@@ -190,10 +196,35 @@ static void *collapser(void *arg)
 	return NULL;
 }
 
+/*
+ * copy_file_range(2) of [@off, @off + @len) to @to in the same file, in
+ * as many calls as it takes: the range lies below EOF, so a call that
+ * copies nothing before the end is a failure.  The ranges do not overlap
+ * (the kernel refuses that).  0, or -1 with errno.
+ */
+static int copy_op(uint64_t off, uint64_t len, uint64_t to)
+{
+	loff_t in = off, out = to;
+
+	while (in < (loff_t)(off + len)) {
+		ssize_t got = copy_file_range(f.fd, &in, f.fd, &out, off + len - in, 0);
+
+		if (got <= 0) {
+			if (!got)
+				errno = ENODATA;
+			return -1;
+		}
+	}
+	memmove(f.shadow + to, f.shadow + off, len);
+	if (to + len > f.size)
+		f.size = to + len;
+	return 0;
+}
+
 static long long one(long n, uint64_t *st)
 {
 	enum op op = rng_next(st) % (f.collapse ? NR_OPS : COLLAPSE_OP);
-	uint64_t r = rng_next(st), off, len, old = f.size;
+	uint64_t r = rng_next(st), off, len, old = f.size, to = 0;
 	long long bad;
 	long kb;
 	char cmd[200];
@@ -204,7 +235,8 @@ static long long one(long n, uint64_t *st)
 		len = f.max - off;
 	if (!len)
 		len = 1, off = off ? off - 1 : 0;
-	if ((op == MAPWRITE || op == MAPREAD || op == PUNCH || op == READ) && off + len > f.size) {
+	if ((op == MAPWRITE || op == MAPREAD || op == PUNCH || op == READ || op == COPY_OP) &&
+	    off + len > f.size) {
 		if (!f.size)
 			op = WRITE;
 		else if (off >= f.size)
@@ -212,7 +244,15 @@ static long long one(long n, uint64_t *st)
 		else
 			len = f.size - off;
 	}
-	f.log[n % LOG] = (struct logent){ n, op, off, len, f.size };
+	if (op == COPY_OP) {
+		/* Anywhere in the file's room, past EOF too, but not over the source. */
+		to = pick_off(st, f.max - len + 1);
+		if (to < off + len && off < to + len)
+			to = off + len + len <= f.max ? off + len : off >= len ? off - len : to;
+		if (to < off + len && off < to + len)
+			op = READ;
+	}
+	f.log[n % LOG] = (struct logent){ n, op, off, len, f.size, to };
 
 	switch (op) {
 	case WRITE:
@@ -252,6 +292,15 @@ static long long one(long n, uint64_t *st)
 			 (unsigned long long)(off / PAGE), (unsigned long long)((off + len) / PAGE + 1));
 		write_bytes(SPLIT, cmd, strlen(cmd));
 		break;
+	case COPY_OP:
+		if (copy_op(off, len, to))
+			return op_failed(n, op, off);
+		f.copies++;
+		break;
+	case FSYNC_OP:
+		if (fsync(f.fd))
+			return op_failed(n, op, off);
+		break;
 	case COLLAPSE_OP:
 		if (collapse_op(off, len))
 			return op_failed(n, op, off);
@@ -260,6 +309,8 @@ static long long one(long n, uint64_t *st)
 		break;
 	}
 	bad = compare(off, len + GUARD);
+	if (bad < 0 && op == COPY_OP)
+		bad = compare(to, len + GUARD);
 	/* Grown: what was past the old EOF must read as the shadow says. */
 	if (bad < 0 && f.size > old)
 		bad = compare(old, PAGE);
@@ -321,7 +372,7 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	unlink(f.path);
 	f.huge0 = meminfo_now_kb("FileHugePages");
 	f.huge_peak = 0;
-	f.collapsed = f.collapses = 0;
+	f.collapsed = f.collapses = f.copies = 0;
 	f.collapser_err = f.stop = 0;
 	f.alloc0 = vmstat_get("thp_collapse_alloc");
 	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -467,10 +518,11 @@ int main(int argc, char **argv)
 			long made = vmstat_get("thp_collapse_alloc") - f.alloc0;
 			int busy = f.collapse || f.collapser;
 
+			/* One op in ten is a copy: a long run without one is not fsx's. */
 			ksft_test_result(bad < 0 && (!busy || (f.collapsed && made > 0)) &&
-					 !f.collapser_err,
-					 "fsx: seed %llu, %ld ops on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses returned 0, thp_collapse_alloc %+ld, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
-					 (unsigned long long)(first + i), ops, (unsigned long long)f.max,
+					 !f.collapser_err && (ops < 1000 || f.copies),
+					 "fsx: seed %llu, %ld ops (%ld copy_file_range) on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses returned 0, thp_collapse_alloc %+ld, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
+					 (unsigned long long)(first + i), ops, f.copies, (unsigned long long)f.max,
 					 mopts, f.pollute ? ", post-EOF pollution" : "",
 					 f.collapse ? ", MADV_COLLAPSE ops" : "",
 					 f.collapser ? ", a collapser thread" : "", f.collapsed,
