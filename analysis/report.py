@@ -324,63 +324,72 @@ SMALL_NAMES = {"ramfs-THP": "ramfs always", "ramfs-within_size": "ramfs within_s
 
 
 def smallfiles_runs(rows):
-    """{(config, mode): [good wl-smallfiles runs]}"""
+    """{(config, mode, files): [good wl-smallfiles runs]}: runs of different
+    file counts are never pooled (time per file and memory per byte both
+    move with the count)."""
     by = {}
     for r in rows:
-        if r.get("workload") == "smallfiles" and not failed(r):
-            by.setdefault((config_of(r), r.get("mode")), []).append(r)
+        if r.get("workload") == "smallfiles" and not failed(r) and r.get("files"):
+            by.setdefault((config_of(r), r.get("mode"), r["files"]), []).append(r)
     return by
 
 
 def smallfiles(rows):
-    """The small-file table: per configuration the page cache its files
-    held after writing, beside their bytes, and the time of each step per
-    1,000 files (the always configurations run fewer files: they would not
-    fit): medians over the runs (min-max)."""
+    """The small-file table: per configuration and file count the page
+    cache its files held after writing, beside their bytes, and the time
+    of each step per 1,000 files (the always configurations run fewer
+    files: they would not fit): medians over the runs (min-max)."""
     by = smallfiles_runs(rows)
-    if not by:
-        return ""
 
-    def per_k(cfg, mode):
-        v = [x["wall_s"] * 1000 / x["files"] for x in by.get((cfg, mode), []) if x.get("files")]
+    def per_k(key):
+        v = [x["wall_s"] * 1000 / x["files"] for x in by.get(key, [])]
         return f"{median_of(v):.3f} ({min(v):.3f}-{max(v):.3f})" if v else "-"
 
     lines = ["| configuration | files | data MiB (median) | page cache MiB after writing (min-max) "
              "| page cache / data | create+write s per 1,000 files | read s per 1,000 "
              "| unlink s per 1,000 |", "|---|---|---|---|---|---|---|---|"]
     for cfg in SMALL_CONFIGS:
-        w = [x for x in by.get((cfg, "write"), []) if x.get("mem_kib", -1) >= 0]
-        if not w:
-            continue
-        mem = [x["mem_kib"] / 1024 for x in w]
-        per = median_of(x["mem_kib"] / x["data_kib"] for x in w if x.get("data_kib"))
-        data = median_of(x.get("data_kib", 0) / 1024 for x in w)
-        lines.append(f"| {SMALL_NAMES[cfg]} | {w[0].get('files')} | {data:.1f} "
-                     f"| {median_of(mem):.1f} ({min(mem):.1f}-{max(mem):.1f}) "
-                     f"| {'-' if per is None else f'{per:.3f}'} "
-                     f"| {per_k(cfg, 'write')} | {per_k(cfg, 'read')} | {per_k(cfg, 'unlink')} |")
+        for n in sorted({k[2] for k in by if k[0] == cfg and k[1] == "write"}):
+            w = [x for x in by[(cfg, "write", n)] if x.get("mem_kib", -1) >= 0]
+            if not w:
+                continue
+            mem = [x["mem_kib"] / 1024 for x in w]
+            per = median_of(x["mem_kib"] / x["data_kib"] for x in w if x.get("data_kib"))
+            data = median_of(x.get("data_kib", 0) / 1024 for x in w)
+            lines.append(f"| {SMALL_NAMES[cfg]} | {n} | {data:.1f} "
+                         f"| {median_of(mem):.1f} ({min(mem):.1f}-{max(mem):.1f}) "
+                         f"| {'-' if per is None else f'{per:.3f}'} "
+                         f"| {per_k((cfg, 'write', n))} | {per_k((cfg, 'read', n))} "
+                         f"| {per_k((cfg, 'unlink', n))} |")
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
 def smallfiles_lines(rows):
     """What the small-file table says about ramfs within_size against
-    ramfs-4K: memory, and time per step as per-repetition ratios."""
+    ramfs-4K, for each file count both ran: memory, and time per step as
+    per-repetition ratios (same seed)."""
     by = smallfiles_runs(rows)
     out = []
-    base, wsz = by.get(("ramfs-4K", "write")), by.get(("ramfs-within_size", "write"))
-    if base and wsz:
-        m4 = median_of(x["mem_kib"] for x in base if x.get("mem_kib", -1) >= 0)
-        mw = median_of(x["mem_kib"] for x in wsz if x.get("mem_kib", -1) >= 0)
-        if m4 and mw is not None:
-            out.append(f"ramfs within_size holds {mw / m4:.3f}x the page cache of ramfs-4K "
-                       f"after writing the same files ({mw / 1024:.1f} vs {m4 / 1024:.1f} MiB).")
-    for mode in ("write", "read", "unlink"):
-        a = {x["params"].get("seed"): x["wall_s"] for x in by.get(("ramfs-4K", mode), [])}
-        b = {x["params"].get("seed"): x["wall_s"] for x in by.get(("ramfs-within_size", mode), [])}
-        ratios = sorted(a[k] / b[k] for k in a if k in b and b[k] > 0)
-        if ratios:
-            out.append(f"{mode}: ramfs within_size is {median_of(ratios):.2f}x as fast as "
-                       f"ramfs-4K (per-repetition {min(ratios):.2f}-{max(ratios):.2f}).")
+    counts = sorted({k[2] for k in by if k[0] == "ramfs-4K"} &
+                    {k[2] for k in by if k[0] == "ramfs-within_size"})
+    for n in counts:
+        base, wsz = by.get(("ramfs-4K", "write", n)), by.get(("ramfs-within_size", "write", n))
+        if base and wsz:
+            m4 = median_of(x["mem_kib"] for x in base if x.get("mem_kib", -1) >= 0)
+            mw = median_of(x["mem_kib"] for x in wsz if x.get("mem_kib", -1) >= 0)
+            if m4 and mw is not None:
+                out.append(f"{n} files: ramfs within_size holds {mw / m4:.3f}x the page cache "
+                           f"of ramfs-4K after writing the same files "
+                           f"({mw / 1024:.1f} vs {m4 / 1024:.1f} MiB).")
+        for mode in ("write", "read", "unlink"):
+            a = {x["params"].get("seed"): x["wall_s"] for x in by.get(("ramfs-4K", mode, n), [])}
+            b = {x["params"].get("seed"): x["wall_s"]
+                 for x in by.get(("ramfs-within_size", mode, n), [])}
+            ratios = sorted(a[k] / b[k] for k in a if k in b and b[k] > 0)
+            if ratios:
+                out.append(f"{n} files, {mode}: ramfs within_size is {median_of(ratios):.2f}x "
+                           f"as fast as ramfs-4K (per-repetition "
+                           f"{min(ratios):.2f}-{max(ratios):.2f}).")
     return out
 
 

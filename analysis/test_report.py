@@ -277,7 +277,8 @@ check(report.firsttouch(fts, 32 * MiB) == "" and report.firsttouch_lines(fts, 32
       "firsttouch: no runs of that size, no table")
 
 # The small-file table: memory after writing and seconds per step, per
-# configuration; within_size against 4K as per-repetition ratios.
+# configuration and file count; within_size against 4K as per-repetition
+# ratios.  Two counts of ramfs-4K are never pooled.
 sm = []
 for seed in (1, 2, 3):
     for cfg, mem, w in (("ramfs-4K", 3072, 0.4), ("ramfs-within_size", 3072, 0.2),
@@ -285,17 +286,32 @@ for seed in (1, 2, 3):
         for mode, wall in (("write", w), ("read", w / 2), ("unlink", w / 4)):
             sm.append(rec("smallfiles", mode, cfg=cfg, seed=seed, wall=wall + seed * 0.01,
                           files=64, data_kib=3072, mem_kib=mem if mode != "unlink" else 0))
-sm.append(rec("smallfiles", "write", cfg="ramfs-4K", seed=4, wall=9, ok=False, mem_kib=1))
+    # 640 files of 4K: 10x the data, 1.0 per 1,000 files whatever the seed
+    for mode in ("write", "read", "unlink"):
+        sm.append(rec("smallfiles", mode, cfg="ramfs-4K", seed=seed, wall=0.64, files=640,
+                      data_kib=2560, mem_kib=5120 if mode != "unlink" else 0))
+sm.append(rec("smallfiles", "write", cfg="ramfs-4K", seed=4, wall=9, ok=False, mem_kib=1,
+              files=64, data_kib=3072))
 t = report.smallfiles(sm)
-check("| ramfs within_size | 64 | 3.0 | 3.0 (3.0-3.0) | 1.000 | 3.438 (3.281-3.594) |" in t
+check("| ramfs within_size | 64 | 3.0 | 3.0 (3.0-3.0) | 1.000 | 3.438 (3.281-3.594) "
+      "| 1.875 (1.719-2.031) | 1.094 (0.938-1.250) |" in t
+      and "| ramfs never (4K) | 64 | 3.0 | 3.0 (3.0-3.0) | 1.000 | 6.563 (6.406-6.719) |" in t
+      and "| ramfs never (4K) | 640 | 2.5 | 5.0 (5.0-5.0) | 2.000 | 1.000 (1.000-1.000) "
+      "| 1.000 (1.000-1.000) | 1.000 (1.000-1.000) |" in t
       and "| ramfs always | 64 | 3.0 | 128.0 (128.0-128.0) | 42.667 |" in t
       and "tmpfs always" not in t,
-      "smallfiles: memory, memory per byte and seconds per 1,000 files per configuration, "
-      "failed runs left out, absent configs too")
+      "smallfiles: memory, memory per byte and seconds per 1,000 files per configuration "
+      "and file count, failed runs left out, absent configs too")
 lines = report.smallfiles_lines(sm)
-check(lines and lines[0].startswith("ramfs within_size holds 1.000x the page cache of ramfs-4K")
-      and any(l.startswith("write: ramfs within_size is 1.91x") for l in lines),
-      "smallfiles: within_size against 4K, memory and per-repetition speed")
+check(lines and lines[0].startswith("64 files: ramfs within_size holds 1.000x the page cache "
+                                    "of ramfs-4K")
+      and "64 files, write: ramfs within_size is 1.91x as fast as ramfs-4K "
+      "(per-repetition 1.87-1.95)." in lines
+      and "64 files, read: ramfs within_size is 1.83x as fast as ramfs-4K "
+      "(per-repetition 1.77-1.91)." in lines
+      and not any(l.startswith("640 files") for l in lines),
+      "smallfiles: within_size against 4K per file count, memory and per-repetition speed; "
+      "a count only one side ran gives no line")
 check(report.smallfiles([rec()]) == "" and report.smallfiles_lines([rec()]) == [],
       "smallfiles: no runs, no table")
 # The collapse table: seconds per GiB, random reads before/after/tmpfs.

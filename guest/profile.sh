@@ -8,8 +8,10 @@ wl="wl-${wl:-write --bs 4K --size 128M} --no-verify"
 echo always >/sys/kernel/mm/transparent_hugepage/page_cache
 # Under TCG a sample interrupt is slow, and the kernel would lower the
 # rate to a few hundred per second: turn that throttling off.
-echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+# The rate first: with the limit at 0 the kernel no longer accepts writes
+# to perf_event_max_sample_rate.
 echo 20000 >/proc/sys/kernel/perf_event_max_sample_rate
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 n=0
 for d in /mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge; do
 	n=$((n + 1))

@@ -3,12 +3,13 @@
 // folio, fill holes with zeros, and PMD-map it.  An 8 MiB file written in
 // 64 KiB writes with the policy at never becomes four PMD folios mapped by
 // PMDs, with its data, nr_file_pages unchanged and FileHugePages +8 MiB;
-// a range that crosses EOF, a page held by a pipe, MADV_NOHUGEPAGE,
-// PR_SET_THP_DISABLE, the knob's deny and a full memcg each stop it with
-// the errno of madvise(2), the data untouched; a file written in one
-// memcg and collapsed from another moves its file pages to the second.
-// khugepaged collapses an MADV_HUGEPAGE mapping under "advise" within
-// 60 s, and nothing under "never".
+// a range that crosses EOF, a page held by a pipe (a small folio's or one
+// inside a 64 KiB folio), MADV_NOHUGEPAGE, PR_SET_THP_DISABLE, the knob's
+// deny and a full memcg each stop it with the errno of madvise(2), the
+// data untouched; a file written in one memcg and collapsed from another
+// moves its file pages to the second.  khugepaged collapses an
+// MADV_HUGEPAGE mapping under "advise" within 60 s, and nothing under
+// "never".
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -254,40 +255,49 @@ static void test_layouts(void)
 /* What must not collapse: the errno, and nothing changed. */
 static void test_refused(void)
 {
+	enum { CROSS_EOF = 1, PIPE = 2, NOHUGE = 4, PRCTL = 8, DENY = 16 };
 	static const struct refusal {
-		const char *what;
-		int want;
+		const char *what, *knob;	/* the knob the file is written under */
+		int how, want;
+		long pipe_off;			/* the page spliced into a pipe */
+		uint64_t len;			/* the file's size, if not 4 MiB */
 	} cases[] = {
-		{ "a range crossing EOF (3 MiB file, 4 MiB mapped)", EINVAL },
-		{ "a page held by a pipe (splice)", EAGAIN },
-		{ "MADV_NOHUGEPAGE", EINVAL },
-		{ "PR_SET_THP_DISABLE", EINVAL },
-		{ "the knob at deny", EINVAL },
+		{ "a range crossing EOF (3 MiB file, 4 MiB mapped)", "never", CROSS_EOF, EINVAL,
+		  .len = 3 * MiB },
+		{ "a range crossing an EOF inside a page (3 MiB + 1000 bytes)", "never",
+		  CROSS_EOF, EINVAL, .len = 3 * MiB + 1000 },
+		{ "a page held by a pipe (splice)", "never", PIPE, EAGAIN, .pipe_off = 0 },
+		{ "a page inside a 64 KiB folio held by a pipe (splice)", "within_size", PIPE,
+		  EAGAIN, .pipe_off = BS + 5 * PAGE },
+		{ "MADV_NOHUGEPAGE", "never", NOHUGE, EINVAL, .len = 0 },
+		{ "PR_SET_THP_DISABLE", "never", PRCTL, EINVAL, .len = 0 },
+		{ "the knob at deny", "never", DENY, EINVAL, .len = 0 },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct refusal *c = &cases[i];
-		uint64_t len = i == 0 ? 3 * MiB : 4 * MiB;
+		uint64_t len = c->len ?: 4 * MiB;
 		/* The second 2 MiB still collapses where the first cannot. */
-		long want_huge = i <= 1 ? 2048 : 0;
+		long want_huge = c->how & (CROSS_EOF | PIPE) ? 2048 : 0;
 		long pages0, huge0, pages = 0, huge = 0;
 		unsigned char *m = NULL;
 		int fd = -1, err = -1, pfd[2] = { -1, -1 }, after = -1;
 		long long bad = 0;
 
-		if (make_file(dir, "refused", len, BS, "never", 4) == 0)
+		if (make_file(dir, "refused", len, BS, c->knob, 4) == 0)
 			m = map_file(path, 4 * MiB, &fd);
 		if (m) {
 			touch(m, len);
-			if (i == 1 && (pipe(pfd) ||
-				       splice(fd, &(loff_t){ 0 }, pfd[1], NULL, BS, 0) != BS))
+			if ((c->how & PIPE) &&
+			    (pipe(pfd) || splice(fd, &(loff_t){ c->pipe_off }, pfd[1], NULL, PAGE,
+						 0) != PAGE))
 				msg("splice: %s\n", strerror(errno));
-			if (i == 2)
+			if (c->how & NOHUGE)
 				madvise(m, 4 * MiB, MADV_NOHUGEPAGE);
-			if (i == 3)
+			if (c->how & PRCTL)
 				prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-			if (i == 4)
+			if (c->how & DENY)
 				knob_set("deny");
 			pages0 = nr_file_pages();
 			huge0 = meminfo_now_kb("FileHugePages");
@@ -298,18 +308,18 @@ static void test_refused(void)
 			prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
 			knob_set("never");
 			/* Once the pipe lets go, the same range collapses. */
-			if (i == 1) {
+			if (c->how & PIPE) {
 				close(pfd[0]);
 				close(pfd[1]);
 				after = collapse(m, 4 * MiB);
 			}
 		}
 		ksft_test_result(m && err == c->want && pages == 0 && huge == want_huge && !bad &&
-				 (i != 1 || after == 0),
+				 (!(c->how & PIPE) || after == 0),
 				 "collapse: refused for %s: %s (want %s), nr_file_pages %+ld, FileHugePages %+ld kB (want %+ld), data %s%s%s\n",
 				 c->what, strerror(err), strerror(c->want), pages, huge, want_huge,
-				 bad ? "BAD" : "intact", i == 1 ? ", then without the pipe: " : "",
-				 i == 1 ? strerror(after) : "");
+				 bad ? "BAD" : "intact", c->how & PIPE ? ", then without the pipe: " : "",
+				 c->how & PIPE ? strerror(after) : "");
 		unmap_file(m, 4 * MiB, fd);
 		unlink(path);
 	}
@@ -496,7 +506,7 @@ int main(int argc, char **argv)
 	static const struct probe_case pcases[] = {
 		{ "madvise", test_madvise, 5 },
 		{ "layouts", test_layouts, 6 },
-		{ "refused", test_refused, 5 },
+		{ "refused", test_refused, 7 },
 		{ "memcg", test_memcg, 1 },
 		{ "memcg move", test_memcg_move, 1 },
 		{ "khugepaged", test_khugepaged, 1 },

@@ -394,16 +394,18 @@ int main(int argc, char **argv)
 	 * Fields other code reads are never renamed; new ones are added.
 	 * unit "pages": pages and pages_s count 4 KiB pages touched, one
 	 * access each.  corrupt_off, bad_off: the byte --corrupt flipped and
-	 * the first bad byte verify() found, null when none.
+	 * the first bad byte verify() found, null when none.  params.files:
+	 * --files as given, 0 when the file count follows from --size.
 	 */
 	printf("{\"type\":\"workload\",\"workload\":\"%s\",\"mode\":\"%s\","
 	       "\"params\":{\"size\":%llu,\"bs\":%llu,\"passes\":%d,\"pattern\":\"%s\","
-	       "\"seed\":%llu,\"threads\":%d,\"madvise\":\"%s\",\"private\":%d,\"verify\":%d},"
+	       "\"seed\":%llu,\"threads\":%d,\"madvise\":\"%s\",\"private\":%d,\"verify\":%d,"
+	       "\"files\":%d},"
 	       "\"kernel\":\"%s\",\"dir\":\"%s\",\"fs\":\"%s\",\"mount\":\"%s\",\"knob\":\"%s\","
 	       "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"bytes\":%llu,\"mib_s\":%.3f,\"unit\":\"%s\",",
 	       workload.name, o.mode, (unsigned long long)o.size, (unsigned long long)o.bs,
 	       o.passes, o.random ? "random" : "seq", (unsigned long long)o.seed, o.threads,
-	       o.madvise, o.private_map, o.verify, u.release, o.dir, fs, mopts, knob,
+	       o.madvise, o.private_map, o.verify, o.files, u.release, o.dir, fs, mopts, knob,
 	       wall, cpu, (unsigned long long)r.bytes,
 	       wall > 0 ? (double)r.bytes / MiB / wall : 0.0, unit);
 	if (!strcmp(unit, "pages"))
