@@ -6,7 +6,8 @@ usage: gate.py STOCK.jsonl PATCHED.jsonl [--limit 0.03]
 Each file is a run's results.jsonl (or its workload lines alone).  Each
 case's median time over the runs that succeeded on the patched kernel must
 be within --limit of stock's.  A case that failed on either side, that only
-one side has, or a run that stopped before its last case fails the gate.
+one side has, a run that stopped before its last case, or two sides run on
+one kernel fail the gate.
 Prints one row per case and exits 1 if any is out, 2 on unreadable input."""
 import argparse
 import re
@@ -21,7 +22,7 @@ PROGRESS = re.compile(r"^(\d+)/(\d+): ")
 
 def side(path):
     """({(case, config): [seconds of the good runs]}, {key: failed runs},
-    [problems of the run as a whole])."""
+    [problems of the run as a whole], {kernel releases of its records})."""
     raw = report.read_lines([path])
     lines, rows = [r for _, _, r in raw], report.workload_rows(raw)
     times, bad, problems = {}, {}, []
@@ -61,14 +62,18 @@ def side(path):
     if not rows:
         problems.append("no workload records")
     times = {k: v for k, v in times.items() if v}
-    return times, bad, problems
+    kernels = {r.get("kernel") for r in rows}
+    return times, bad, problems, kernels
 
 
 def gate(stock, patched, limit):
     """Rows [(name, config, stock s, patched s, ratio, verdict)], problems,
     and whether the gate passes."""
-    (st, sbad, sprob), (pt, pbad, pprob) = stock, patched
+    (st, sbad, sprob, skern), (pt, pbad, pprob, pkern) = stock, patched
     problems = [f"stock: {p}" for p in sprob] + [f"patched: {p}" for p in pprob]
+    # The same file twice, or two runs of one kernel, compare nothing.
+    if skern & pkern:
+        problems.append(f"both sides ran on {', '.join(sorted(map(str, skern & pkern)))}")
     rows = []
     for key in sorted(set(st) | set(pt) | set(sbad) | set(pbad)):
         (name, size, bs), cfg = key

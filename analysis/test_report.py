@@ -173,7 +173,11 @@ def gate_run(d, stock, patched, *args):
                              write_jsonl(os.path.join(d, "p.jsonl"), patched)] + list(args))
 
 
-def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True):
+PATCHED = "6.1.192-patched"
+
+
+def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True,
+                kernel="6.1.192-stock"):
     """Two repetitions of two cases on ramfs-4K, as a results.jsonl."""
     out, runs = [], [("write", "write", 0.10), ("read", "read", 0.05)]
     total = 2 * len(runs)
@@ -183,7 +187,7 @@ def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True):
                 out.append({"type": "progress", "msg": f"{len(out) // 2 + 1}/{total}: wl-{name}"})
             if name == drop:
                 continue
-            r = rec(name, mode, seed=seed, wall=wall * scale)
+            r = rec(name, mode, seed=seed, wall=wall * scale, kernel=kernel)
             if name == fail and seed == 2:
                 r.update(ok=False, wall_s=0, bytes=0, rc=139, error="exit 139")
             out.append(r)
@@ -191,26 +195,29 @@ def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True):
 
 
 with tempfile.TemporaryDirectory() as d:
-    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02))
+    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02, kernel=PATCHED))
     check(rc == 0 and "PASS: 2 of 2" in out, "gate: 2% slower passes the default 3% limit")
     check("limit 3%" in out and "within 3% |" in out,
           "gate: the header prints the default limit")
-    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02), "--limit", "0.01")
+    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02, kernel=PATCHED), "--limit", "0.01")
     check(rc == 1 and "limit 1%" in out and "within 1% |" in out and "| NO |" in out,
           "gate: --limit 0.01 is the limit printed and applied")
-    rc, out, _ = gate_run(d, icount_side(), icount_side(drop="read", progress=False))
+    rc, out, _ = gate_run(d, icount_side(), icount_side(drop="read", progress=False, kernel=PATCHED))
     check(rc == 1 and "missing on patched" in out, "gate: a case missing on one side fails")
-    rc, out, _ = gate_run(d, icount_side(fail="write"), icount_side())
+    rc, out, _ = gate_run(d, icount_side(fail="write"), icount_side(kernel=PATCHED))
     check(rc == 1 and "1 failed on stock" in out and "0.100000 |" in out,
           "gate: a failed run (ok false, rc 139) is dropped from the median and fails its case")
-    bad_case = icount_side()
+    bad_case = icount_side(kernel=PATCHED)
     bad_case.insert(2, {"type": "case", "case": "write", "dir": "/mnt/ramfs-4k", "rc": 1})
     rc, out, _ = gate_run(d, icount_side(), bad_case)
     check(rc == 1 and "1 failed on patched" in out,
           "gate: a non-zero rc case line fails the run it follows")
-    rc, out, _ = gate_run(d, icount_side(), icount_side()[:5])
+    rc, out, _ = gate_run(d, icount_side(), icount_side(kernel=PATCHED)[:5])
     check(rc == 1 and "2 of 4 runs have a result" in out and "no end marker" in out,
           "gate: a boot that stopped early fails, though each case has a result")
+    rc, out, _ = gate_run(d, icount_side(), icount_side())
+    check(rc == 1 and "both sides ran on 6.1.192-stock" in out,
+          "gate: the same kernel on both sides fails, though every case is within the limit")
     rc, _, err = quiet(gate.main, [os.path.join(d, "none.jsonl"), os.path.join(d, "s.jsonl")])
     check(rc == 2 and err.startswith("gate.py: cannot read"), "gate: a missing file, exit 2")
 

@@ -215,8 +215,11 @@ run_stressor() {
 		point SKIP "$desc" "stress-ng: ${skip:-exit 4, not implemented}"
 	elif [ "$rc" != 0 ]; then
 		why="stress-ng exit $rc"
+	elif [ -z "$ops" ] || [ "${ops%% *}" = 0 ]; then
+		# A stressor that did nothing checked nothing.
+		why="no work done (${ops:-no bogo ops line})"
 	else
-		point OK "$desc (${ops:-no bogo ops line}, $took s)"
+		point OK "$desc ($ops, $took s)"
 	fi
 	[ -n "$why" ] && { point FAIL "$desc" "$why"; diag; }
 	rm -f $T/log

@@ -292,7 +292,11 @@ long long read_check(int fd, uint64_t off, uint64_t len, check_fn check,
 		cut = off;
 	for (at = off; buf && at < end && bad < 0 && cut < 0; at += MiB) {
 		size_t want = end - at < MiB ? end - at : MiB;
-		ssize_t got = pread(fd, buf, want, at);
+		ssize_t got;
+
+		/* Bytes a read claims but does not copy must not pass as zeros. */
+		memset(buf, READ_POISON, want);
+		got = pread(fd, buf, want, at);
 
 		if (got > 0)
 			bad = check(arg, buf, got, at);

@@ -73,9 +73,12 @@ long long check_zero(const void *unused, const unsigned char *buf,
  * return; *@short_at (if not NULL) is then that offset too, else -1, so a
  * caller can tell the two apart.  errno says why a read stopped (ENODATA:
  * end of file; ENOMEM: no buffer).  With @to_eof a file that ends early
- * passes as far as it goes.  It calls @check through a pointer: verify
+ * passes as far as it goes.  The buffer is filled with READ_POISON
+ * before each read.  It calls @check through a pointer: verify
  * steps and probes only, never a workload's timed loop.
  */
+/* What read buffers hold before a read: neither zero nor mostly pattern. */
+#define READ_POISON	0xa5
 long long read_check(int fd, uint64_t off, uint64_t len, check_fn check,
 		     const void *arg, int to_eof, long long *short_at);
 /* read_check() for the pattern of @seed, or for zeros; a bad read is bad. */

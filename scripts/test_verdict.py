@@ -347,5 +347,20 @@ check(verdict.judge_orders(coll) == ("pass", ""),
       "orders: a collapsed file of PMD folios on huge=never passes")
 st, why = verdict.judge_orders(dict(coll, orders={"9": 7, "0": 512}))
 check(st == "fail" and "order 0" in why, "orders: a collapsed file with small folios fails", why)
+# huge=always (or a ramfs mount following the knob at always): a file of
+# 2 MiB or more written through write(2) must hold a PMD-sized folio.
+always = {"ok": True, "workload": "write", "fs": "ramfs", "mount": "rw,relatime",
+          "knob": "[always] within_size advise never", "params": {"size": 16 << 20},
+          "orders": {"0": 4096}}
+st, why = verdict.judge_orders(always)
+check(st == "fail" and "no PMD-sized folio" in why,
+      "orders: small folios only where the knob says always fails", why)
+check(verdict.judge_orders(dict(always, orders={"9": 8})) == ("pass", "")
+      and verdict.judge_orders(dict(always, params={"size": 16 << 20, "madvise": "nohuge"}))
+      == ("pass", "")
+      and verdict.judge_orders(dict(always, params={"size": 1 << 20})) == ("pass", "")
+      and verdict.judge_orders(dict(always, mount="rw,huge=within_size")) == ("pass", ""),
+      "orders: PMD folios there pass; MADV_NOHUGEPAGE, a 1 MiB file or another policy "
+      "promise none")
 
 tap.finish(results)

@@ -308,7 +308,24 @@ def judge_orders(w):
         if big:
             return "fail", (f"huge=never, yet the file holds folios of order "
                             f"{', '.join(map(str, big))} ({orders})")
+    if promised_pmd(w) and isinstance(orders, dict) and \
+            not any(int(o) >= PMD_ORDER and n for o, n in orders.items()):
+        return "fail", f"huge pages promised, yet the file holds no PMD-sized folio ({orders})"
     return "pass", ""
+
+
+def promised_pmd(w):
+    """Must the file of this record hold a PMD-sized folio?  On a huge=always
+    mount (or a ramfs mount that follows the knob at always), for a file of
+    2 MiB or more written through write(2) or a shared mapping without
+    MADV_NOHUGEPAGE, and not cut by truncate or punch, which split."""
+    mount = str(w.get("mount", "")).split(",")
+    params = w.get("params") or {}
+    follows = w.get("fs") == "ramfs" and not any(m.startswith("huge=") for m in mount)
+    always = "huge=always" in mount or (follows and "[always]" in str(w.get("knob", "")))
+    return (always and params.get("size", 0) >= 4096 << PMD_ORDER
+            and not params.get("private") and params.get("madvise") != "nohuge"
+            and w.get("workload") != "truncate")
 
 
 def judge_flip(w):

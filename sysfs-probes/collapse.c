@@ -252,74 +252,99 @@ static void test_layouts(void)
 	}
 }
 
-/* What must not collapse: the errno, and nothing changed. */
+/*
+ * What must not collapse: the errno, and nothing changed but the ranges
+ * that may collapse.  Each refusal that can be taken back (the pipe
+ * closed, MADV_HUGEPAGE, the prctl cleared, the knob at never) is, and the
+ * same range must then collapse: the refusal came from what the case set
+ * up.  At EOF the range must end within the page holding it: a file that
+ * ends inside its last page collapses whole, one that ends a page earlier
+ * does not.
+ */
 static void test_refused(void)
 {
-	enum { CROSS_EOF = 1, PIPE = 2, NOHUGE = 4, PRCTL = 8, DENY = 16 };
+	enum { PIPE = 1, NOHUGE = 2, PRCTL = 4, DENY = 8, UNDO = PIPE | NOHUGE | PRCTL | DENY };
+	static const int folios64k[][2] = { { 4, 64 }, { -1 } };
 	static const struct refusal {
 		const char *what, *knob;	/* the knob the file is written under */
 		int how, want;
+		long huge;			/* FileHugePages it must gain, in kB */
 		long pipe_off;			/* the page spliced into a pipe */
 		uint64_t len;			/* the file's size, if not 4 MiB */
 	} cases[] = {
-		{ "a range crossing EOF (3 MiB file, 4 MiB mapped)", "never", CROSS_EOF, EINVAL,
+		{ "a range crossing EOF (3 MiB file, 4 MiB mapped)", "never", 0, EINVAL, 2048,
 		  .len = 3 * MiB },
-		{ "a range crossing an EOF inside a page (3 MiB + 1000 bytes)", "never",
-		  CROSS_EOF, EINVAL, .len = 3 * MiB + 1000 },
-		{ "a page held by a pipe (splice)", "never", PIPE, EAGAIN, .pipe_off = 0 },
+		{ "a range crossing EOF by a page (4 MiB - 4 KiB file)", "never", 0, EINVAL, 2048,
+		  .len = 4 * MiB - PAGE },
+		{ "no range: EOF inside the last page (4 MiB - 1000 bytes), both collapse", "never", 0, 0,
+		  4096, .len = 4 * MiB - 1000 },
+		{ "a page held by a pipe (splice)", "never", PIPE, EAGAIN, 2048, .pipe_off = 0 },
 		{ "a page inside a 64 KiB folio held by a pipe (splice)", "within_size", PIPE,
-		  EAGAIN, .pipe_off = BS + 5 * PAGE },
-		{ "MADV_NOHUGEPAGE", "never", NOHUGE, EINVAL, .len = 0 },
-		{ "PR_SET_THP_DISABLE", "never", PRCTL, EINVAL, .len = 0 },
-		{ "the knob at deny", "never", DENY, EINVAL, .len = 0 },
+		  EAGAIN, 2048, .pipe_off = BS + 5 * PAGE },
+		{ "MADV_NOHUGEPAGE", "never", NOHUGE, EINVAL, 0, .len = 0 },
+		{ "PR_SET_THP_DISABLE", "never", PRCTL, EINVAL, 0, .len = 0 },
+		{ "the knob at deny", "never", DENY, EINVAL, 0, .len = 0 },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct refusal *c = &cases[i];
 		uint64_t len = c->len ?: 4 * MiB;
-		/* The second 2 MiB still collapses where the first cannot. */
-		long want_huge = c->how & (CROSS_EOF | PIPE) ? 2048 : 0;
-		long pages0, huge0, pages = 0, huge = 0;
+		long pages0, huge0, pages = 0, huge = 0, huge_after = 0;
+		unsigned long hist[MAX_FOLIO_ORDER];
+		char layout[160] = "";
 		unsigned char *m = NULL;
-		int fd = -1, err = -1, pfd[2] = { -1, -1 }, after = -1;
+		int fd = -1, err = -1, pfd[2] = { -1, -1 }, after = 0, setup = 0;
 		long long bad = 0;
 
 		if (make_file(dir, "refused", len, BS, c->knob, 4) == 0)
 			m = map_file(path, 4 * MiB, &fd);
 		if (m) {
 			touch(m, len);
-			if ((c->how & PIPE) &&
-			    (pipe(pfd) || splice(fd, &(loff_t){ c->pipe_off }, pfd[1], NULL, PAGE,
-						 0) != PAGE))
-				msg("splice: %s\n", strerror(errno));
+			setup = 1;
+			/* Within_size appends make 64 KiB folios: the pin is inside one. */
+			if (!strcmp(c->knob, "within_size"))
+				setup = orders_of(path, len, hist, layout, sizeof(layout)) >= 0 &&
+					hist_is(hist, folios64k);
+			if (c->how & PIPE)
+				setup = setup && !pipe(pfd) &&
+					splice(fd, &(loff_t){ c->pipe_off }, pfd[1], NULL, PAGE, 0) ==
+					PAGE;
 			if (c->how & NOHUGE)
-				madvise(m, 4 * MiB, MADV_NOHUGEPAGE);
+				setup = setup && !madvise(m, 4 * MiB, MADV_NOHUGEPAGE);
 			if (c->how & PRCTL)
-				prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+				setup = setup && !prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 			if (c->how & DENY)
-				knob_set("deny");
+				setup = setup && !knob_set("deny");
+			if (!setup)
+				msg("collapse: %s: setup failed (%s), folios %s\n", c->what,
+				    strerror(errno), layout);
 			pages0 = nr_file_pages();
 			huge0 = meminfo_now_kb("FileHugePages");
 			err = collapse(m, 4 * MiB);
 			pages = nr_file_pages() - pages0;
 			huge = meminfo_now_kb("FileHugePages") - huge0;
-			bad = check_file(path, len, 4) >= 0 || pattern_check(m, len, 0, 4) >= 0;
-			prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
-			knob_set("never");
-			/* Once the pipe lets go, the same range collapses. */
+			bad = check_file(path, len, 4) >= 0 || pattern_check(m, len, 0, 4) >= 0 ||
+			      zero_check(m + len, -len % PAGE) >= 0;
+			/* Taken back, the refusal must go: the same range collapses. */
 			if (c->how & PIPE) {
 				close(pfd[0]);
 				close(pfd[1]);
+			}
+			if (c->how & NOHUGE)
+				madvise(m, 4 * MiB, MADV_HUGEPAGE);
+			prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+			knob_set("never");
+			if (c->how & UNDO) {
 				after = collapse(m, 4 * MiB);
+				huge_after = meminfo_now_kb("FileHugePages") - huge0;
 			}
 		}
-		ksft_test_result(m && err == c->want && pages == 0 && huge == want_huge && !bad &&
-				 (!(c->how & PIPE) || after == 0),
-				 "collapse: refused for %s: %s (want %s), nr_file_pages %+ld, FileHugePages %+ld kB (want %+ld), data %s%s%s\n",
-				 c->what, strerror(err), strerror(c->want), pages, huge, want_huge,
-				 bad ? "BAD" : "intact", c->how & PIPE ? ", then without the pipe: " : "",
-				 c->how & PIPE ? strerror(after) : "");
+		ksft_test_result(m && setup && err == c->want && pages == 0 && huge == c->huge &&
+				 !bad && !after && (!(c->how & UNDO) || huge_after == 4096),
+				 "collapse: refused for %s: %s (want %s), nr_file_pages %+ld, FileHugePages %+ld kB (want %+ld), data %s; taken back: %s, FileHugePages %+ld kB\n",
+				 c->what, strerror(err), strerror(c->want), pages, huge, c->huge,
+				 bad ? "BAD" : "intact", strerror(after), huge_after);
 		unmap_file(m, 4 * MiB, fd);
 		unlink(path);
 	}
@@ -506,7 +531,7 @@ int main(int argc, char **argv)
 	static const struct probe_case pcases[] = {
 		{ "madvise", test_madvise, 5 },
 		{ "layouts", test_layouts, 6 },
-		{ "refused", test_refused, 7 },
+		{ "refused", test_refused, 8 },
 		{ "memcg", test_memcg, 1 },
 		{ "memcg move", test_memcg_move, 1 },
 		{ "khugepaged", test_khugepaged, 1 },

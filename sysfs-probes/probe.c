@@ -273,25 +273,28 @@ int pin_cpu(int cpu)
 	return -1;
 }
 
-/*
- * /proc/kpageflags of the page mapped at @addr in this process (found via
- * /proc/self/pagemap, which gives PFNs to root only), or -1 if not mapped
- * or unreadable.
- */
-long long page_flags(const void *addr)
+long long page_pfn(const void *addr)
 {
-	uint64_t ent = 0, flags = 0;
 	int pm = open("/proc/self/pagemap", O_RDONLY);
-	int kf = open("/proc/kpageflags", O_RDONLY);
+	uint64_t ent = 0;
 	long long ret = -1;
 
-	if (pm >= 0 && kf >= 0 &&
-	    pread(pm, &ent, 8, (uintptr_t)addr / PAGE * 8) == 8 &&
-	    (ent >> 63) && (ent & ((1ULL << 55) - 1)) &&
-	    pread(kf, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) == 8)
-		ret = (long long)flags;
+	if (pm >= 0 && pread(pm, &ent, 8, (uintptr_t)addr / PAGE * 8) == 8 &&
+	    (ent >> 63) && (ent & ((1ULL << 55) - 1)))
+		ret = (long long)(ent & ((1ULL << 55) - 1));
 	if (pm >= 0)
 		close(pm);
+	return ret;
+}
+
+long long page_flags(const void *addr)
+{
+	long long pfn = page_pfn(addr), ret = -1;
+	int kf = pfn < 0 ? -1 : open("/proc/kpageflags", O_RDONLY);
+	uint64_t flags = 0;
+
+	if (kf >= 0 && pread(kf, &flags, 8, pfn * 8) == 8)
+		ret = (long long)flags;
 	if (kf >= 0)
 		close(kf);
 	return ret;
