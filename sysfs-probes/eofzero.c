@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -203,6 +204,23 @@ static int grow_after_split(int fd)
 	return ftruncate(fd, 2 * MiB);
 }
 
+/*
+ * Near MAX_LFS_FILESIZE a round_up() of i_size to a page overflows a
+ * signed offset: a write at 0 must still zero the rest of a new folio
+ * (which the shrink to 2 MiB then keeps), and must not zero the data
+ * after it in a folio it rewrites.
+ */
+static int grow_from_max(int fd)
+{
+	return ftruncate(fd, LLONG_MAX) ?: put(fd, 0, 100) ?: ftruncate(fd, 2 * MiB);
+}
+
+static int rewrite_at_max(int fd)
+{
+	return put(fd, 0, 8192) ?: ftruncate(fd, LLONG_MAX) ?: put(fd, 0, 100) ?:
+	       ftruncate(fd, 2 * MiB);
+}
+
 static const struct eof_case cases[] = {
 	{ "4 KiB written, ftruncate to 2 MiB", grow_truncate, 4096, 0, 0, 2 * MiB },
 	{ "100 bytes, then a write at 1 MiB + 10", grow_write_past, 100, MiB + 10, 100,
@@ -218,6 +236,10 @@ static const struct eof_case cases[] = {
 	  2 * MiB },
 	{ "4 KiB written, folio split, ftruncate to 2 MiB", grow_after_split, 4096, 0, 0,
 	  2 * MiB },
+	{ "ftruncate to LLONG_MAX, 100 bytes written, ftruncate to 2 MiB", grow_from_max, 100,
+	  0, 0, 2 * MiB },
+	{ "8 KiB written, ftruncate to LLONG_MAX, 100 bytes rewritten, ftruncate to 2 MiB",
+	  rewrite_at_max, 8192, 0, 0, 2 * MiB },
 };
 
 static unsigned int reused;	/* cases whose first folio was poison's memory */
