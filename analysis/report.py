@@ -80,6 +80,18 @@ def failed(r):
     return not r.get("ok", True) or r.get("rc", 0) != 0
 
 
+# Counters that move when the kernel wanted a huge folio and did not get one.
+FALLBACK_COUNTERS = ("thp_write_alloc_failed", "thp_read_alloc_failed",
+                     "thp_fault_file_alloc_failed", "thp_file_fallback")
+
+
+def fell_back(r):
+    """A ramfs-THP run during which a huge folio was refused: its figure is
+    partly of small folios, so it cannot show what huge folios give."""
+    d = r.get("deltas") or {}
+    return config_of(r) == "ramfs-THP" and any(d.get(k) for k in FALLBACK_COUNTERS)
+
+
 def huge_of(r):
     """The policy in force: the mount's huge= if given, else (ramfs) the
     page_cache knob's; tmpfs mounts default to never."""
@@ -149,8 +161,8 @@ def median_of(xs):
 
 
 def summarize(rows):
-    """{case: {config: {"n", "failed", "unit", "median", "min", "max", "by_seed",
-    "faults_gib", "xa_gib"}}}"""
+    """{case: {config: {"n", "failed", "fell_back", "unit", "median", "min", "max",
+    "by_seed", "faults_gib", "xa_gib"}}}"""
     cells = {}
     for r in rows:
         cells.setdefault(case_of(r), {}).setdefault(config_of(r), []).append(r)
@@ -162,6 +174,7 @@ def summarize(rows):
             v = [rate(x) for x in good]
             out[case][cfg] = {
                 "n": len(v), "failed": len(rs) - len(good),
+                "fell_back": sum(fell_back(x) for x in good),
                 "unit": unit_of(rs[0]),
                 # Repetition r of every config ran back to back: pair by seed.
                 "by_seed": {x["params"].get("seed"): rate(x) for x in good},
@@ -488,10 +501,14 @@ HEADLINE = [case_key(r["case"]) + (r["target"], r["goal"] or "")
 def met(summary, case, target, what, icount=False):
     """Whether ramfs-THP meets its target, judged on the per-repetition
     ratios: "yes", "no", "n/a" (a figure it needs is missing), "n/a
-    (icount)" (instruction counts cannot see the effect), "-" (no target)."""
+    (icount)" (instruction counts cannot see the effect), "n/a (N fell
+    back)" (N ramfs-THP runs had a huge folio refused), "-" (no target)."""
     wants_tmpfs = "tmpfs" in what
     if target is None and not wants_tmpfs:
         return "-"
+    fb = summary.get(case, {}).get("ramfs-THP", {}).get("fell_back")
+    if fb:
+        return f"n/a ({fb} fell back)"
     thp = paired(summary, case, "ramfs-THP")
     tmpfs = paired(summary, case, "tmpfs-huge", "tmpfs-4K") if wants_tmpfs else None
     if thp is None or (wants_tmpfs and tmpfs is None):

@@ -161,6 +161,11 @@ wtie = report.summarize(reps("write", "write", {c: [1, 1] for c in report.COUNT_
 check(report.met(wtie, wc, None, ">= tmpfs's", icount=True) == "yes",
       "met: icount sees write(2); a tie there is judged")
 
+fb = reps("write", "write", {"ramfs-THP": [1, 1], "ramfs-4K": [2, 2]})
+fb[1]["deltas"] = {"thp_write_alloc_failed": 3}
+check(report.met(report.summarize(fb), wc, 1.5, ">= 1.5x") == "n/a (1 fell back)",
+      "met: a ramfs-THP run that had a huge folio refused is not judged as huge")
+
 # --- the three summary lines --------------------------------------------------
 lines = report.summary_lines(m, 64 * MiB, [], icount=False)
 check(len(lines) == 3 and "in 0 of 1 workloads" in lines[0] and "1.00x" in lines[0]

@@ -482,24 +482,28 @@ static void test_khugepaged(void)
 	int fd = -1, i;
 	double t0, secs = -1;
 	long long bad = 0;
+	const char *setup = NULL;	/* the step that failed: nothing would be proved */
 
 	if (setting_set(KHUGEPAGED "scan_sleep_millisecs", "10") ||
 	    setting_set(KHUGEPAGED "alloc_sleep_millisecs", "10") ||
 	    setting_set("/sys/kernel/mm/transparent_hugepage/enabled", "madvise"))
-		msg("khugepaged knobs: %s\n", strerror(errno));
+		setup = "khugepaged knobs";
 	/*
 	 * An anonymous MADV_HUGEPAGE region hands this mm to khugepaged
 	 * whatever the page_cache policy, so that its full scans under never
 	 * do pass over the file's mapping.
 	 */
 	anon = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (anon != MAP_FAILED)
-		madvise(anon, HPAGE, MADV_HUGEPAGE);
+	if (anon == MAP_FAILED || madvise(anon, HPAGE, MADV_HUGEPAGE))
+		setup = setup ?: "anonymous MADV_HUGEPAGE";
 	if (make_file(dir, "khugepaged", 8 * MiB, BS, "never", 6) == 0)
 		m = map_file(path, 8 * MiB, &fd);
+	if (!m || knob_set("never"))
+		setup = setup ?: "the file, or the knob at never";
 	huge0 = meminfo_now_kb("FileHugePages");
-	if (m && !knob_set("never")) {
-		madvise(m, 8 * MiB, MADV_HUGEPAGE);
+	if (!setup && madvise(m, 8 * MiB, MADV_HUGEPAGE))
+		setup = "MADV_HUGEPAGE on the file";
+	if (!setup) {
 		touch(m, 8 * MiB);
 		scans0 = atol(setting_get(KHUGEPAGED "full_scans") ?: "0");
 		for (i = 0; i < 300 && scans < 3; i++) {
@@ -507,8 +511,8 @@ static void test_khugepaged(void)
 			scans = atol(setting_get(KHUGEPAGED "full_scans") ?: "0") - scans0;
 		}
 		never = meminfo_now_kb("FileHugePages") - huge0;
-		knob_set("advise");
-		madvise(m, 8 * MiB, MADV_HUGEPAGE);
+		if (knob_set("advise") || madvise(m, 8 * MiB, MADV_HUGEPAGE))
+			setup = "the knob at advise, or MADV_HUGEPAGE again";
 		t0 = now_s();
 		while (now_s() - t0 < 60 &&
 		       (huge = meminfo_now_kb("FileHugePages") - huge0) < 8192)
@@ -519,9 +523,10 @@ static void test_khugepaged(void)
 	knob_set("never");
 	if (anon != MAP_FAILED)
 		munmap(anon, HPAGE);
-	ksft_test_result(never == 0 && scans >= 3 && huge == 8192 && !bad,
-			 "collapse: khugepaged: FileHugePages %+ld kB after %ld full scans at never, %+ld kB (want 8192) %.1f s after advise, data %s\n",
-			 never, scans, huge, secs, bad ? "BAD" : "intact");
+	ksft_test_result(!setup && never == 0 && scans >= 3 && huge == 8192 && !bad,
+			 "collapse: khugepaged: FileHugePages %+ld kB after %ld full scans at never, %+ld kB (want 8192) %.1f s after advise, data %s, setup: %s\n",
+			 never, scans, huge, secs, bad ? "BAD" : "intact",
+			 setup ? setup : "done");
 	unmap_file(m, 8 * MiB, fd);
 	unlink(path);
 }

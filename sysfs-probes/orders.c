@@ -269,8 +269,8 @@ static void fault_folios(int mode)
 	int store = mode != READ, mtime_moved = -1;
 	long want = mode == READ_STORE ? 8 : 4;
 	uint64_t len = 4 * MiB, off;
-	unsigned long hist[MAX_FOLIO_ORDER];
-	char path[160], text[200];
+	unsigned long hist[MAX_FOLIO_ORDER], hist2[MAX_FOLIO_ORDER];
+	char path[160], text[200], after[200] = "";
 	long faults = -1;
 	long long bad;
 	struct stat st;
@@ -320,10 +320,13 @@ static void fault_folios(int mode)
 		close(fd);
 	if (bad < 0)
 		bad = check_file(path, len, 5);
+	/* Said when the faults are wrong: were the folios still whole? */
+	if (faults != want)
+		orders_of(path, len, hist2, after, sizeof(after));
 	ksft_test_result(faults == want && bad < 0 && mtime_moved == store &&
 			 hist_is(hist, (const int[][2]){ { 8, 4 }, { -1 } }),
-			 "orders: %s 4 MiB of 1 MiB folios (%s) through a shared mapping: %ld faults (want %ld), mtime %s (want %s), mismatch %lld\n",
-			 what[mode], text, faults, want,
+			 "orders: %s 4 MiB of 1 MiB folios (%s%s%s) through a shared mapping: %ld faults (want %ld), mtime %s (want %s), mismatch %lld\n",
+			 what[mode], text, *after ? ", after: " : "", after, faults, want,
 			 mtime_moved < 0 ? "unread" : mtime_moved ? "moved" : "kept",
 			 store ? "moved" : "kept", bad);
 	unlink(path);
