@@ -86,10 +86,12 @@ FALLBACK_COUNTERS = ("thp_write_alloc_failed", "thp_read_alloc_failed",
 
 
 def fell_back(r):
-    """A ramfs-THP run during which a huge folio was refused: its figure is
-    partly of small folios, so it cannot show what huge folios give."""
+    """A ramfs-THP or tmpfs huge=always run during which a huge folio was
+    refused: its figure is partly of small folios, so it cannot show what
+    huge folios give (nor be the tmpfs figure a target compares with)."""
     d = r.get("deltas") or {}
-    return config_of(r) == "ramfs-THP" and any(d.get(k) for k in FALLBACK_COUNTERS)
+    return config_of(r) in ("ramfs-THP", "tmpfs-huge") and \
+        any(d.get(k) for k in FALLBACK_COUNTERS)
 
 
 def huge_of(r):
@@ -502,13 +504,18 @@ def met(summary, case, target, what, icount=False):
     """Whether ramfs-THP meets its target, judged on the per-repetition
     ratios: "yes", "no", "n/a" (a figure it needs is missing), "n/a
     (icount)" (instruction counts cannot see the effect), "n/a (N fell
-    back)" (N ramfs-THP runs had a huge folio refused), "-" (no target)."""
+    back)" (N ramfs-THP runs had a huge folio refused), "n/a (N tmpfs fell
+    back)" (the same of tmpfs huge=always, for a target of tmpfs's ratio),
+    "-" (no target)."""
     wants_tmpfs = "tmpfs" in what
     if target is None and not wants_tmpfs:
         return "-"
     fb = summary.get(case, {}).get("ramfs-THP", {}).get("fell_back")
     if fb:
         return f"n/a ({fb} fell back)"
+    fb = summary.get(case, {}).get("tmpfs-huge", {}).get("fell_back")
+    if wants_tmpfs and fb:
+        return f"n/a ({fb} tmpfs fell back)"
     thp = paired(summary, case, "ramfs-THP")
     tmpfs = paired(summary, case, "tmpfs-huge", "tmpfs-4K") if wants_tmpfs else None
     if thp is None or (wants_tmpfs and tmpfs is None):

@@ -165,6 +165,15 @@ fb = reps("write", "write", {"ramfs-THP": [1, 1], "ramfs-4K": [2, 2]})
 fb[1]["deltas"] = {"thp_write_alloc_failed": 3}
 check(report.met(report.summarize(fb), wc, 1.5, ">= 1.5x") == "n/a (1 fell back)",
       "met: a ramfs-THP run that had a huge folio refused is not judged as huge")
+tfb = reps("write", "write", {"ramfs-THP": [1, 1], "ramfs-4K": [2, 2],
+                              "tmpfs-huge": [1, 1], "tmpfs-4K": [2, 2]})
+for r in tfb:
+    if report.config_of(r) == "tmpfs-huge":
+        r["deltas"] = {"thp_file_fallback": 5}
+        break
+check(report.met(report.summarize(tfb), wc, 1.5, ">= 1.5x, >= tmpfs's") == "n/a (1 tmpfs fell back)"
+      and report.met(report.summarize(tfb), wc, 1.5, ">= 1.5x") == "yes",
+      "met: a tmpfs huge run that fell back is no figure for a tmpfs target; a plain target is judged")
 
 # --- the three summary lines --------------------------------------------------
 lines = report.summary_lines(m, 64 * MiB, [], icount=False)
