@@ -20,7 +20,7 @@ comma := ,
 space := $(subst ,, )
 
 .PHONY: all deps tree kernel kernels progs initramfs shell test test-fast test-stock test-off \
-	test-debug stress export check-series check-bisect boot-i386 bench bench-icount \
+	test-debug stress export check-series check-bisect boot-i386 bench bench-icount insns \
 	clean distclean help
 
 all: kernel initramfs
@@ -127,6 +127,13 @@ profile: kernel initramfs
 	@THP_TESTS=profile $(if $(ICOUNT),THP_ICOUNT=1) $(S)/test.sh $(VARIANT) \
 		$(if $(WL),thp.profile=$(subst $(space),$(comma),$(WL))) >/dev/null || true
 	@grep '^# ' $(OUT)/test-$(VARIANT)/console.log | grep -v '^# Totals'
+
+## insns        instructions per call by kernel function, ramfs huge against 4K, under
+##              -icount with a TCG plugin (WL=, PER= the syscall, MOUNTS=; default random
+##              4 KiB pread): says where a ratio of make bench-counts comes from
+insns: kernel initramfs progs
+	@$(if $(WL),THP_INSNS_WL="$(WL)") $(if $(PER),THP_INSNS_PER=$(PER)) \
+		$(if $(MOUNTS),THP_INSNS_MOUNTS="$(MOUNTS)") $(S)/insns.sh $(VARIANT)
 
 ## tables       rewrite README.md's and cover.txt's result tables from out/ (bench,
 ##              bench-counts, icount-*, test-patched); fails on missing or stale data

@@ -20,6 +20,7 @@ and everything between them is replaced.  NAME is one of
     summary what the bench and counts tables show, in sentences computed from
             them (out/bench, out/bench-counts)
     gate    stock vs patched huge=never (out/icount-stock, -patched, make bench-icount)
+    insns   instructions per call by kernel function (out/insns, make insns)
     tests   the counts of make test (out/test-patched, -patched-debug)
 
 Each table names the commit, series, kernel and date of its data
@@ -197,6 +198,18 @@ def collapse_region(run):
     return [f"Wall clock: make bench of {run.label}.", "", table]
 
 
+def insns_region(run):
+    with open(run.path, encoding="utf-8") as f:
+        lines = [l.rstrip("\n") for l in f]
+    what = [l for l in lines if l.startswith("# make insns: ")]
+    head = [l for l in lines if l.startswith("Instructions per call")]
+    table = [l for l in lines if l.startswith("|")]
+    if not (what and head and table):
+        raise DataError(f"{run.path}: no table: rerun make insns")
+    return [f"{head[0]} Workload {what[0][len('# make insns: '):]}; make insns of {run.label}.",
+            ""] + table
+
+
 def summary_region(bench, counts):
     """The sentences under the headline tables: report.py's summary of each
     run, then the counts that do not depend on the machine (faults and
@@ -298,12 +311,13 @@ def regions(out, names, stamp):
     wanted = {"bench": ["bench"], "counts": ["counts"], "iozone": ["bench", "counts"],
               "firsttouch": ["bench"], "summary": ["bench", "counts"],
               "smallfiles": ["bench"], "collapse": ["bench"],
-              "gate": ["stock", "patched"], "status": [], "tests": []}
+              "gate": ["stock", "patched"], "insns": ["insns"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
-               "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount")}
+               "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount"),
+               "insns": ("insns", "insns", "report.md")}
     for src in sorted({s for n in names for s in wanted[n]}):
         try:
-            runs[src] = Run(out, sources[src][0], sources[src][1], stamp)
+            runs[src] = Run(out, sources[src][0], sources[src][1], stamp, *sources[src][2:])
         except DataError as e:
             errors.append(str(e))
     text = {}
@@ -331,6 +345,8 @@ def regions(out, names, stamp):
                 text[n] = summary_region(runs["bench"], runs["counts"])
             elif n == "firsttouch":
                 text[n] = firsttouch_region(runs["bench"])
+            elif n == "insns":
+                text[n] = insns_region(runs["insns"])
             else:
                 text[n] = tests_region(out, stamp)
         except DataError as e:
@@ -381,7 +397,7 @@ def main(argv=None):
                 lines = f.read().splitlines(True)
             docs[path] = (lines, find_regions(path, lines))
         known = {"status", "bench", "counts", "iozone", "firsttouch", "summary", "gate",
-                 "smallfiles", "collapse", "tests"}
+                 "smallfiles", "collapse", "insns", "tests"}
         names = sorted({n for _, reg in docs.values() for n in reg} & set(a.only or known))
         unknown = sorted({n for _, reg in docs.values() for n in reg} - known)
         if unknown:

@@ -179,6 +179,29 @@ try:
           "status with --only is refused: it would speak for tables left old")
     save(out, "bench", meta)
 
+    # make insns: the table of out/insns/report.md, named by its meta.json.
+    with open(doc, "w") as f:
+        f.write("<!-- tables:insns begin -->\nold insns\n<!-- tables:insns end -->\n")
+    rc, err = run(doc, "--out", out, "--only", "insns")
+    check(rc == 1 and "insns/report.md missing: rerun make insns" in err and "old insns" in text(),
+          "insns: no out/insns fails by name, nothing written", err)
+    os.makedirs(os.path.join(out, "insns"))
+    with open(os.path.join(out, "insns", "meta.json"), "w") as f:
+        json.dump(dict(meta, suite="insns"), f)
+    with open(os.path.join(out, "insns", "report.md"), "w") as f:
+        f.write("# make insns: 'read --bs 4K', patched-x.bzImage\n\nInstructions per call of "
+                "sys_x, by function (a: 2 calls, b: 2 calls).\n\n| function | a | b | a - b |\n"
+                "|---|---:|---:|---:|\n| f | 3.0 | 1.0 | +2.0 |\n")
+    rc, err = run(doc, "--out", out, "--only", "insns")
+    check(rc == 0 and "| f | 3.0 | 1.0 | +2.0 |" in text() and "Workload 'read --bs 4K'" in text()
+          and "project commit abc123def456" in " ".join(text().split()) and "old insns" not in text(),
+          "insns: report.md's table, with its workload and the commit of its data", err)
+    with open(os.path.join(out, "insns", "meta.json"), "w") as f:
+        json.dump(dict(meta, suite="insns", series="0123456789abcdef"), f)
+    rc, err = run(doc, "--out", out, "--only", "insns")
+    check(rc == 1 and "insns is of thp-series 0123456789abcdef" in err,
+          "insns: counts of another series fail", err)
+
     # Bad markers.
     with open(doc, "w") as f:
         f.write("<!-- tables:bench begin -->\nx\n")

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make insns: where a workload's instructions go, by kernel function.
+# Boots the kernel once per mount under -icount with the insncount TCG
+# plugin (analysis/insncount.c), runs the workload there without perf, and
+# prints instructions per call of a system call by function, the first
+# mount against the last (analysis/insns.py).  The workload includes its
+# setup (a read first writes its file): give it passes enough that the
+# calls measured outweigh it.
+# usage: insns.sh VARIANT; THP_INSNS_WL (a workload of workloads/, without
+# wl-), THP_INSNS_PER (the symbol counted as one call) and THP_INSNS_MOUNTS
+# (names under /mnt) choose what is measured.  Results in $OUT/insns/.
+. "$(dirname "$0")/common.sh"
+
+variant=${1:-patched}
+wl=${THP_INSNS_WL:-read --pattern random --bs 4K --size 64M --passes 200}
+per=${THP_INSNS_PER:-__x64_sys_pread64}
+read -r -a mounts <<<"${THP_INSNS_MOUNTS:-ramfs ramfs-4k}"
+[ "${#mounts[@]}" -ge 2 ] || die "THP_INSNS_MOUNTS: name two mounts or more"
+image=${THP_IMAGE:-$("$TOP/scripts/kernel.sh" "$variant")}
+map=${image%.bzImage}.map
+[ -f "$map" ] || die "no $map: an image built before kernel.sh kept System.map; rebuild it"
+
+dir=$OUT/insns
+mkdir -p "$dir"
+rm -f "$dir/report.md"
+# What make tables names the table by (before THP_IMAGE is set for test.sh).
+write_meta "$dir" insns "$image"
+plugin=$OUT/bin/insncount.so
+mkdir -p "$OUT/bin"
+gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC -o "$plugin" \
+	"$TOP/analysis/insncount.c" || die "cannot build the plugin"
+
+runs=()
+for m in "${mounts[@]}"; do
+	rm -f "$dir/$m.counts"
+	note "insns: $wl on /mnt/$m"
+	# The host checks of test.sh judge a make test, not this: only the
+	# guest's line for the workload counts here.
+	THP_ICOUNT=1 THP_TESTS=profile THP_IMAGE=$image \
+	THP_QEMU_PLUGIN="$plugin,out=$dir/$m.counts" \
+		"$TOP/scripts/test.sh" "$variant" "thp.profile=${wl// /,}" \
+		"thp.profile_dirs=/mnt/$m" >"$dir/$m.log" 2>&1 || true
+	grep -q "^ok [0-9]* profile: unprofiled /mnt/$m\$" "$dir/$m.log" ||
+		die "the workload did not run to its end on /mnt/$m (see $dir/$m.log)"
+	[ -s "$dir/$m.counts" ] || die "no counts from /mnt/$m (see $dir/$m.log)"
+	runs+=("$m=$dir/$m.counts")
+done
+{
+	echo "# make insns: '$wl', $(basename "$image")"
+	echo
+	"$PY" "$TOP/analysis/insns.py" --map "$map" --per "$per" --rows 12 \
+		--json "$dir/insns.json" "${runs[@]}"
+} >"$dir/report.md"
+cat "$dir/report.md"
