@@ -597,21 +597,25 @@ static long sum4(const volatile long *v)
  * reads zeros and the chunk holding the cut still has its seed below it.
  * The race is on only if some collapses succeeded on a range cut at one
  * end of the call, some met EOF (EINVAL on ranges 2-3) and one copied
- * (thp_collapse_alloc rose).
+ * (thp_collapse_alloc rose); and only across CPUs if both threads were
+ * pinned (a failed pin fails, named in the result).  Unlink gives back all
+ * the pages and huge pages: a folio the race counted twice, or added and
+ * never removed, stays counted.
  */
 static void test_race_truncate(void)
 {
 	const uint64_t S = 5 * MiB + 3 * PAGE + 777, end = (S + PAGE - 1) / PAGE * PAGE;
 	long pages0, alloc0, alloc = 0, past = -1, below = -1, pages = 0, stale = 0, lost = 0;
-	long control, beyond = 0, kept = 0, partial = 0, n;
+	long huge0, control, beyond = 0, kept = 0, partial = 0, n;
 	uint64_t st = 42, cut, eof, folio_end, c;
 	struct race r = { 0 };
 	pthread_t th;
-	int fd = -1, rounds = 0, started = 0, ok = 0, affinity = 0, seed_of[RACE_CHUNKS];
+	int fd = -1, rounds = 0, started = 0, ok = 0, seed_of[RACE_CHUNKS];
 	long long bad = 0;
 	struct stat sb = { 0 };
 	cpu_set_t cpus;
 	double t0;
+	const char *failed = NULL;	/* the step that failed, setup or I/O */
 
 	/*
 	 * The check can see pages past EOF: a 4 KiB write under always gets
@@ -627,15 +631,24 @@ static void test_race_truncate(void)
 	for (c = 0; c < RACE_CHUNKS; c++)
 		seed_of[c] = 7;
 	pages0 = nr_file_pages();
+	huge0 = meminfo_now_kb("FileHugePages");
 	alloc0 = vmstat_get("thp_collapse_alloc");
 	if (make_file(dir_never, "race", 8 * MiB, BS, "never", 7) == 0)
 		r.m = map_file(path, 8 * MiB, &fd);
 	r.fd = fd;
-	affinity = r.m && !sched_getaffinity(0, sizeof(cpus), &cpus);
-	if (affinity && !pthread_create(&th, NULL, race_collapser, &r))
+	/* The affinity to restore: without it this thread would stay on CPU 0. */
+	if (!r.m)
+		failed = "the file";
+	else if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		failed = "sched_getaffinity";
+	else if (pthread_create(&th, NULL, race_collapser, &r))
+		failed = "the collapser thread";
+	else
 		started = 1;
 	if (started) {
-		ok = !pin_cpu(0);
+		if (pin_cpu(0))
+			failed = "pin to CPU 0";
+		ok = !failed;
 		/* Twice as long while no collapse has yet spanned a size change (a debug kernel). */
 		for (t0 = now_s(); ok && rounds < RACE_ROUNDS &&
 		     now_s() - t0 < (r.spanned ? RACE_SECS : 2 * RACE_SECS); rounds++) {
@@ -663,7 +676,15 @@ static void test_race_truncate(void)
 		}
 		r.stop = 1;
 		pthread_join(th, NULL);
-		ok = ok && r.pinned && !ftruncate(fd, S) && !fstat(fd, &sb);
+		if (!r.pinned)
+			failed = failed ?: "pin to CPU 1";
+		if (sched_setaffinity(0, sizeof(cpus), &cpus))
+			failed = failed ?: "restoring the affinity";
+		if (!ok)
+			failed = failed ?: "a cut, an extension or a rewrite";
+		if (!failed && (ftruncate(fd, S) || fstat(fd, &sb)))
+			failed = "the cut to S";
+		ok = !failed;
 		alloc = vmstat_get("thp_collapse_alloc") - alloc0;
 		below = resident(r.m, end);
 		past = resident(r.m + end, 8 * MiB - end);
@@ -681,9 +702,10 @@ static void test_race_truncate(void)
 			 r.einval[2] + r.einval[3] > 0 && !r.einval[0] && !r.einval[1] &&
 			 !sum4(r.other) && !beyond && !partial &&
 			 below == (long)(end / PAGE) && past == 0,
-			 "collapse: racing truncation (%d rounds, MADV_COLLAPSE ok %ld/%ld/%ld/%ld by range, %ld of them on a range the size crossed during the call, EINVAL %ld/%ld/%ld/%ld (want 0 on 0-1), EAGAIN %ld, other %ld (last %s), thp_collapse_alloc %+ld): pages beyond the EOF folio in %ld rounds (want 0), some of the EOF folio's past EOF in %ld (want 0), all in %ld; then cut to %llu bytes, mincore finds %ld of %llu pages below EOF and %ld past it (want 0; it finds %ld of 511 past a 4 KiB file's EOF in a PMD folio)\n",
-			 rounds, r.ok[0], r.ok[1], r.ok[2], r.ok[3], r.spanned, r.einval[0],
-			 r.einval[1], r.einval[2], r.einval[3], sum4(r.eagain), sum4(r.other),
+			 "collapse: racing truncation (failed: %s; %d rounds, MADV_COLLAPSE ok %ld/%ld/%ld/%ld by range, %ld of them on a range the size crossed during the call, EINVAL %ld/%ld/%ld/%ld (want 0 on 0-1), EAGAIN %ld, other %ld (last %s), thp_collapse_alloc %+ld): pages beyond the EOF folio in %ld rounds (want 0), some of the EOF folio's past EOF in %ld (want 0), all in %ld; then cut to %llu bytes, mincore finds %ld of %llu pages below EOF and %ld past it (want 0; it finds %ld of 511 past a 4 KiB file's EOF in a PMD folio)\n",
+			 failed ?: "nothing", rounds, r.ok[0], r.ok[1], r.ok[2], r.ok[3],
+			 r.spanned, r.einval[0], r.einval[1], r.einval[2], r.einval[3],
+			 sum4(r.eagain), sum4(r.other),
 			 sum4(r.other) ? strerror(r.last_other) : "-", alloc, beyond, partial, kept,
 			 (unsigned long long)S, below, (unsigned long long)(end / PAGE), past,
 			 control);
@@ -695,9 +717,7 @@ static void test_race_truncate(void)
 			 "collapse: racing truncation: nr_file_pages %+ld (want %+llu, the file's pages)\n",
 			 pages, (unsigned long long)(end / PAGE));
 	unmap_file(r.m, 8 * MiB, fd);
-	unlink(path);
-	if (affinity)
-		sched_setaffinity(0, sizeof(cpus), &cpus);
+	result_unlinked_huge("collapse: racing truncation", path, pages0, 0, huge0);
 }
 
 /*
@@ -708,7 +728,8 @@ static void test_race_truncate(void)
  * through a second mapping, at file offset 2 MiB (6 MiB long).  Then the
  * file is four PMD folios, counted once, with its data.  The first calls
  * of the two must overlap in time in some round: else it was one after
- * the other, and proved nothing about two at once.
+ * the other, and proved nothing about two at once.  Unlink gives back all
+ * the pages and huge pages: a loser's folio counted, then dropped, stays.
  */
 #define TWIN_ROUNDS	4
 #define TWIN_TRIES	50
@@ -814,7 +835,7 @@ static void test_race_twin(void)
 	ksft_test_result(setup && state_ok,
 			 "collapse: two at once: after round %d folios %s, FileHugePages %+ld kB (want 8192), nr_file_pages %+ld (want 2048), data %s through read(2) and both mappings\n",
 			 round, after, huge, pages, dbad ? "BAD" : "intact");
-	unlink(path);
+	result_unlinked_huge("collapse: two at once", path, pages0, 0, huge0);
 }
 
 /* khugepaged awake every 10 ms, and running (it stops when enabled is never): 0, or -1. */
@@ -925,11 +946,13 @@ static void test_khugepaged(void)
  * in 64 KiB writes with hugepages-64kB at always, with one 64 KiB hole
  * (16 pages) in its first 2 MiB and two in its second.  khugepaged counts
  * a large folio as all of its pages present, so the first range may
- * collapse from max_ptes_none 16 on, the second from 32: at 0 and 15
- * neither does, at 16 the first alone, at 511 (the default) both, holes
- * becoming zeros.  A refusal counts only if khugepaged made two full
- * scans meanwhile and counted refusals for too many holes
- * (thp_scan_exceed_none_pte).
+ * collapse from max_ptes_none 16 on, the second from 32 (refused while
+ * present < 512 - max_ptes_none): at 15 neither does, at 16 and 31 the
+ * first alone, at 32 and 511 (the default) both, holes becoming zeros.
+ * A refusal counts only if khugepaged made two full scans meanwhile and
+ * counted a refusal for too many holes (thp_scan_exceed_none_pte) for
+ * each range still small in each of them.  The knobs changed here
+ * (max_ptes_none, hugepages-64kB/page_cache) go back to what they were.
  */
 #define NONE_PTES	KHUGEPAGED "max_ptes_none"
 
@@ -945,7 +968,8 @@ static void test_max_ptes_none(void)
 		const char *none;
 		long huge, pages;	/* FileHugePages (kB), nr_file_pages after */
 	} phases[] = {
-		{ "0", 0, 976 }, { "15", 0, 976 }, { "16", 2048, 992 }, { "511", 4096, 1024 },
+		{ "15", 0, 976 }, { "16", 2048, 992 }, { "31", 2048, 992 }, { "32", 4096, 1024 },
+		{ "511", 4096, 1024 },
 	};
 	unsigned long hist[MAX_FOLIO_ORDER];
 	char orig[32] = "", orig64[32] = "", before[160] = "", after[160] = "";
@@ -957,7 +981,7 @@ static void test_max_ptes_none(void)
 	unsigned int i;
 
 	snprintf(orig, sizeof(orig), "%s", setting_get(NONE_PTES) ?: "");
-	snprintf(orig64, sizeof(orig64), "%s", setting_get(size_path(64, "page_cache")) ?: "inherit");
+	snprintf(orig64, sizeof(orig64), "%s", setting_get(size_path(64, "page_cache")) ?: "");
 	snprintf(path, sizeof(path), "%s/none", dir);
 	pages0 = nr_file_pages();
 	huge0 = meminfo_now_kb("FileHugePages");
@@ -965,7 +989,7 @@ static void test_max_ptes_none(void)
 	 * 64 KiB folios and no other size (under within_size a write past
 	 * a hole may get a larger folio that covers the hole too).
 	 */
-	ok = !knob_set("never") && !setting_set(size_path(64, "page_cache"), "always");
+	ok = orig64[0] && !knob_set("never") && !setting_set(size_path(64, "page_cache"), "always");
 	fd = ok ? open(path, O_RDWR | O_CREAT | O_TRUNC, 0644) : -1;
 	ok = ok && fd >= 0;
 	for (c = 0; ok && c < 4 * MiB / BS; c++)
@@ -973,7 +997,7 @@ static void test_max_ptes_none(void)
 	if (fd >= 0)
 		close(fd);
 	fd = -1;
-	ok = !setting_set(size_path(64, "page_cache"), orig64) && ok &&
+	ok = orig64[0] && !setting_set(size_path(64, "page_cache"), orig64) && ok &&
 	     orders_of(path, 16 * BS, hist, before, sizeof(before)) >= 0 && hist_is(hist, prefix);
 	if (ok)
 		m = map_file(path, 4 * MiB, &fd);
@@ -990,16 +1014,27 @@ static void test_max_ptes_none(void)
 	for (i = 0; i < ARRAY_SIZE(phases); i++) {
 		const struct phase *p = &phases[i];
 		long scans = 0, exceed0 = vmstat_get("thp_scan_exceed_none_pte"), exceed = 0;
-		long huge = 0, pages = 0;
+		long huge = 0, pages = 0, small = (4096 - p->huge) / 2048, want;
 		double secs = 0;
-		int pass;
+		int pass, restored = 1;
 		int skipped = kh_failed[0];
+		char back[64] = "";
 
 		if (ok && setting_set(NONE_PTES, p->none))
 			ok = 0;
 		if (ok && p->huge > (i ? phases[i - 1].huge : 0))
 			secs = khugepaged_until(huge0, p->huge);
-		/* What is still refused stays so for two full scans more. */
+		/*
+		 * What is still refused stays so for two full scans more, each
+		 * refusing every range still small once.  A full scan is counted
+		 * when khugepaged_scan_mm_slot() leaves the last mm of its list;
+		 * it visits each 2 MiB range of each mm once, resuming at
+		 * khugepaged_scan.address, and skips the rest of an mm only if
+		 * a writer holds or waits for its mmap_lock (nothing here takes
+		 * it for writing while waiting).  The first scan counted may
+		 * have begun before the wait: scans - 1 lie wholly inside it.
+		 * Refusals before it, and of other mms, only add.
+		 */
 		if (ok && p->huge < 4096) {
 			scans = khugepaged_wait(2, 1.0);
 			exceed = vmstat_get("thp_scan_exceed_none_pte") - exceed0;
@@ -1015,20 +1050,26 @@ static void test_max_ptes_none(void)
 					bad = c * BS + 1;
 			orders_of(path, 4 * MiB, hist, after, sizeof(after));
 		}
-		pass = ok && huge == p->huge && pages == p->pages && secs >= 0 &&
-		       (p->huge == 4096 ? !bad && hist_is(hist, pmd) : scans >= 2 && exceed >= 2);
+		want = small * (scans > 1 ? scans - 1 : 1);
+		/* The last phase puts max_ptes_none back as it was, or fails. */
+		if (i == ARRAY_SIZE(phases) - 1) {
+			restored = orig[0] && !setting_set(NONE_PTES, orig);
+			snprintf(back, sizeof(back), "; max_ptes_none back to %s: %s",
+				 orig[0] ? orig : "(not read)", restored ? "done" : "FAILED");
+		}
+		pass = ok && huge == p->huge && pages == p->pages && secs >= 0 && restored &&
+		       (p->huge == 4096 ? !bad && hist_is(hist, pmd) :
+					  scans >= 2 && exceed >= want);
 		if (!pass && !kh_failed[0])
 			snprintf(kh_failed, sizeof(kh_failed), "max_ptes_none %s", p->none);
 		ksft_test_result(pass,
-				 "collapse: khugepaged, max_ptes_none %s, 64 KiB folios (%s) with 16 and 32 pages of holes: FileHugePages %+ld kB (want %+ld) in %.1f s, nr_file_pages %+ld (want %+ld); %ld full scans refusing %ld ranges for holes%s%s%s%s%s\n",
-				 p->none, before, huge, p->huge, secs, pages, p->pages, scans, exceed,
+				 "collapse: khugepaged, max_ptes_none %s, 64 KiB folios (%s) with 16 and 32 pages of holes: FileHugePages %+ld kB (want %+ld) in %.1f s, nr_file_pages %+ld (want %+ld); %ld full scans refusing %ld ranges for holes (want >= %ld)%s%s%s%s%s%s\n",
+				 p->none, before, huge, p->huge, secs, pages, p->pages, scans, exceed, want,
 				 p->huge == 4096 ? ", folios " : "", p->huge == 4096 ? after : "",
 				 p->huge == 4096 ? (bad ? ", data BAD" : ", holes zeros, data intact") : "",
 				 skipped ? "; not waited for, failed first: " : "",
-				 skipped ? kh_failed : "");
+				 skipped ? kh_failed : "", back);
 	}
-	if (orig[0] && setting_set(NONE_PTES, orig))
-		msg("collapse: max_ptes_none: restoring %s failed\n", orig);
 	knob_set("never");
 	unmap_file(m, 4 * MiB, fd);
 	unlink(path);
@@ -1049,10 +1090,10 @@ int main(int argc, char **argv)
 		{ "refused", test_refused, 8 },
 		{ "memcg", test_memcg, 1 },
 		{ "memcg move", test_memcg_move, 1 },
-		{ "race truncate", test_race_truncate, 3 },
-		{ "race twin", test_race_twin, 2 },
+		{ "race truncate", test_race_truncate, 4 },
+		{ "race twin", test_race_twin, 3 },
 		{ "khugepaged", test_khugepaged, 1 },
-		{ "max_ptes_none", test_max_ptes_none, 4 },
+		{ "max_ptes_none", test_max_ptes_none, 5 },
 	};
 
 	probe_init(argc, argv, PAGECACHE_OPT);

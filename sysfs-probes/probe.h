@@ -65,16 +65,26 @@ int pin_cpu(int cpu);
 long nr_file_pages(void);
 /*
  * unlink(@path), then one result: nr_file_pages is back within @slack pages
- * of @base.  A macro, so that the result counts in the probe's own file.
+ * of @base; with _huge, FileHugePages is back at @huge kB too, exactly.  A
+ * macro, so that the result counts in the probe's own file.
  */
-#define result_unlinked(name, path, base, slack) do {				\
-	long left_;								\
+#define result_unlinked(name, path, base, slack)				\
+	result_unlinked_(name, path, base, slack, 0, 0)
+#define result_unlinked_huge(name, path, base, slack, huge)			\
+	result_unlinked_(name, path, base, slack, 1, huge)
+#define result_unlinked_(name, path, base, slack, check_huge, huge) do {	\
+	long left_, huge_ = 0;							\
+	char text_[64] = "";							\
 										\
 	unlink(path);								\
 	left_ = nr_file_pages() - (base);					\
-	ksft_test_result(labs(left_) <= (slack),				\
-			 "%s: unlink gives it back: nr_file_pages %+ld from before (within %d)\n", \
-			 name, left_, (int)(slack));				\
+	if (check_huge) {							\
+		huge_ = meminfo_now_kb("FileHugePages") - (huge);		\
+		snprintf(text_, sizeof(text_), ", FileHugePages %+ld kB (want 0)", huge_); \
+	}									\
+	ksft_test_result(labs(left_) <= (slack) && !huge_,			\
+			 "%s: unlink gives it back: nr_file_pages %+ld from before (within %d)%s\n", \
+			 name, left_, (int)(slack), text_);			\
 } while (0)
 
 /* FileHugePages (or ShmemHugePages...) of /proc/meminfo, per-CPU diffs folded first. */
