@@ -23,7 +23,7 @@ map=${image%.bzImage}.map
 dir=$OUT/insns
 mkdir -p "$dir"
 rm -f "$dir/report.md"
-# What make tables names the table by (before THP_IMAGE is set for test.sh).
+# What make tables names the table by.
 write_meta "$dir" insns "$image"
 plugin=$OUT/bin/insncount.so
 mkdir -p "$OUT/bin"
@@ -34,14 +34,13 @@ runs=()
 for m in "${mounts[@]}"; do
 	rm -f "$dir/$m.counts"
 	note "insns: $wl on /mnt/$m"
-	# The host checks of test.sh judge a make test, not this: only the
-	# guest's line for the workload counts here.
-	THP_ICOUNT=1 THP_TESTS=profile THP_IMAGE=$image \
-	THP_QEMU_PLUGIN="$plugin,out=$dir/$m.counts" \
-		"$TOP/scripts/test.sh" "$variant" "thp.profile=${wl// /,}" \
-		"thp.profile_dirs=/mnt/$m" >"$dir/$m.log" 2>&1 || true
-	grep -q "^ok [0-9]* profile: unprofiled /mnt/$m\$" "$dir/$m.log" ||
-		die "the workload did not run to its end on /mnt/$m (see $dir/$m.log)"
+	# The boot alone (guest.sh), not test.sh: its host checks judge a make
+	# test, and its results would replace $OUT/test-$variant.
+	THP_ICOUNT=1 THP_QEMU_PLUGIN="$plugin,out=$dir/$m.counts" \
+		"$TOP/scripts/guest.sh" "$image" "$dir/$m" test 1500 -- thp.tests=profile \
+		"thp.profile=${wl// /,}" "thp.profile_dirs=/mnt/$m" >"$dir/$m.log" 2>&1 || true
+	grep -q "\"line\":\"ok [0-9]* unprofiled /mnt/$m\"" "$dir/$m/results.jsonl" 2>/dev/null ||
+		die "the workload did not run to its end on /mnt/$m (see $dir/$m/console.log)"
 	[ -s "$dir/$m.counts" ] || die "no counts from /mnt/$m (see $dir/$m.log)"
 	runs+=("$m=$dir/$m.counts")
 done
