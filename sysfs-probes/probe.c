@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,23 @@ static void cleanup(void)
 		write_bytes(saved[nr_saved].path, saved[nr_saved].value,
 			    strlen(saved[nr_saved].value));
 	}
+}
+
+/*
+ * A time limit's TERM: undo the mounts and knobs, then _exit().  exit()
+ * would also run stdio's handlers, which a signal handler must not;
+ * cleanup() makes only async-signal-safe calls.
+ */
+static void on_term(int sig)
+{
+	(void)sig;
+	cleanup();
+	_exit(KSFT_FAIL);
+}
+
+void probe_cleanup_on_term(void)
+{
+	signal(SIGTERM, on_term);
 }
 
 int config_has(const char *opt)

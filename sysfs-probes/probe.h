@@ -18,6 +18,8 @@ extern int probe_node;		/* --node N: where memory should land */
  * ksft_finished() must come from the probe's own file.
  */
 void probe_init(int argc, char **argv, const char *opt);
+/* Restore what probe_init() and later calls changed when TERM arrives. */
+void probe_cleanup_on_term(void);
 int config_has(const char *opt);
 /*
  * The kernel lacks what the probe checks (@fmt says so): skip the whole
