@@ -129,8 +129,9 @@ profile: kernel initramfs
 	@grep '^# ' $(OUT)/test-$(VARIANT)/console.log | grep -v '^# Totals'
 
 ## insns        instructions per call by kernel function, ramfs huge against 4K, under
-##              -icount with a TCG plugin (WL=, PER= the syscall, MOUNTS=; default random
-##              4 KiB pread): says where a ratio of make bench-counts comes from
+##              -icount with a TCG plugin (WL= with --passes N, PER= the syscall, MOUNTS=;
+##              default random 4 KiB pread); N passes and 2N, the first subtracted:
+##              says where a ratio of make bench-counts comes from
 insns: kernel initramfs progs
 	@$(if $(WL),THP_INSNS_WL="$(WL)") $(if $(PER),THP_INSNS_PER=$(PER)) \
 		$(if $(MOUNTS),THP_INSNS_MOUNTS="$(MOUNTS)") $(S)/insns.sh $(VARIANT)

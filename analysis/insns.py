@@ -2,13 +2,15 @@
 """Instructions per call, by kernel function, from insncount's counts.
 
 usage: insns.py --map System.map --per SYMBOL [--rows N] [--json F]
-                LABEL=COUNTS [LABEL=COUNTS ...]
+                LABEL=COUNTS[,BASE] [LABEL=COUNTS[,BASE] ...]
 
 Each COUNTS file (make insns: one boot, one mount) holds "hexaddress count"
 lines.  Addresses are named by the image's System.map; user space is one
-row.  Everything is divided by the number of calls of SYMBOL (the count at
-its first instruction, e.g. __x64_sys_pread64), so the boot, counted in
-every file alike, shrinks to a small and equal share.  The table lists the
+row.  LABEL=COUNTS,BASE subtracts a second boot's counts (BASE) address by
+address: make insns gives the same workload with fewer passes as BASE, so
+that the boot and the workload's setup cancel and what is left is the
+extra passes alone.  Everything is divided by the number of calls of
+SYMBOL (the count at its first instruction, e.g. __x64_sys_pread64).  The table lists the
 functions that differ most between the first and the last LABEL, then the
 totals; the difference of the totals is the whole story, the rows where
 it comes from."""
@@ -51,6 +53,17 @@ def per_function(path, addrs, names):
     return by_fn, entries
 
 
+def counted(spec, addrs, names):
+    """per_function() of COUNTS, less that of BASE if the spec names one."""
+    path, _, base = spec.partition(",")
+    by_fn, entries = per_function(path, addrs, names)
+    if base:
+        b_fn, b_entries = per_function(base, addrs, names)
+        by_fn.subtract(b_fn)
+        entries.subtract(b_entries)
+    return by_fn, entries
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--map", required=True)
@@ -64,11 +77,12 @@ def main():
     addrs, names = load_map(args.map)
     labels, per_call = [], []
     for run in args.runs:
-        label, path = run.split("=", 1)
-        by_fn, entries = per_function(path, addrs, names)
+        label, spec = run.split("=", 1)
+        by_fn, entries = counted(spec, addrs, names)
         calls = entries.get(args.per, 0)
-        if not calls:
-            sys.exit(f"insns.py: {label}: {args.per} never ran")
+        if calls <= 0:
+            sys.exit(f"insns.py: {label}: {args.per} never ran"
+                     f"{' more often than in its base' if ',' in spec else ''}")
         labels.append(label)
         per_call.append(({k: v / calls for k, v in by_fn.items()}, calls))
     first, last = per_call[0][0], per_call[-1][0]

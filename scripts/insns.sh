@@ -3,19 +3,24 @@
 # Boots the kernel once per mount under -icount with the insncount TCG
 # plugin (analysis/insncount.c), runs the workload there without perf, and
 # prints instructions per call of a system call by function, the first
-# mount against the last (analysis/insns.py).  The workload includes its
-# setup (a read first writes its file): give it passes enough that the
-# calls measured outweigh it.
+# mount against the last (analysis/insns.py).  Each mount boots twice,
+# with the workload's N passes and with 2N: the counts of the first are
+# subtracted from those of the second, so that the boot and the setup (a
+# read first writes its file) cancel and N passes alone are measured.
 # usage: insns.sh VARIANT; THP_INSNS_WL (a workload of workloads/, without
-# wl-), THP_INSNS_PER (the symbol counted as one call) and THP_INSNS_MOUNTS
-# (names under /mnt) choose what is measured.  Results in $OUT/insns/.
+# wl-, with --passes N), THP_INSNS_PER (the symbol counted as one call) and
+# THP_INSNS_MOUNTS (names under /mnt) choose what is measured.  Results in
+# $OUT/insns/.
 . "$(dirname "$0")/common.sh"
 
 variant=${1:-patched}
-wl=${THP_INSNS_WL:-read --pattern random --bs 4K --size 64M --passes 200}
+wl=${THP_INSNS_WL:-read --pattern random --bs 4K --size 64M --passes 100}
 per=${THP_INSNS_PER:-__x64_sys_pread64}
 read -r -a mounts <<<"${THP_INSNS_MOUNTS:-ramfs ramfs-4k}"
 [ "${#mounts[@]}" -ge 2 ] || die "THP_INSNS_MOUNTS: name two mounts or more"
+passes=$(sed -n 's/.*--passes \([1-9][0-9]*\)\( .*\)\{0,1\}$/\1/p' <<<"$wl")
+[ -n "$passes" ] || die "THP_INSNS_WL: give --passes N (N and 2N passes are counted)"
+wl2=${wl/--passes $passes/--passes $((2 * passes))}
 image=${THP_IMAGE:-$("$TOP/scripts/kernel.sh" "$variant")}
 map=${image%.bzImage}.map
 [ -f "$map" ] || die "no $map: an image built before kernel.sh kept System.map; rebuild it"
@@ -30,22 +35,30 @@ mkdir -p "$OUT/bin"
 gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC -o "$plugin" \
 	"$TOP/analysis/insncount.c" || die "cannot build the plugin"
 
-runs=()
-for m in "${mounts[@]}"; do
-	rm -f "$dir/$m.counts"
-	note "insns: $wl on /mnt/$m"
+# count NAME WORKLOAD MOUNT: one boot that runs WORKLOAD on /mnt/MOUNT
+# under the plugin, its counts in $dir/NAME.counts.
+count() {
+	local name=$1 w=$2 m=$3
+	rm -f "$dir/$name.counts"
+	note "insns: $w on /mnt/$m"
 	# The boot alone (guest.sh), not test.sh: its host checks judge a make
 	# test, and its results would replace $OUT/test-$variant.
-	THP_ICOUNT=1 THP_QEMU_PLUGIN="$plugin,out=$dir/$m.counts" \
-		"$TOP/scripts/guest.sh" "$image" "$dir/$m" test 1500 -- thp.tests=profile \
-		"thp.profile=${wl// /,}" "thp.profile_dirs=/mnt/$m" >"$dir/$m.log" 2>&1 || true
-	grep -q "\"line\":\"ok [0-9]* unprofiled /mnt/$m\"" "$dir/$m/results.jsonl" 2>/dev/null ||
-		die "the workload did not run to its end on /mnt/$m (see $dir/$m/console.log)"
-	[ -s "$dir/$m.counts" ] || die "no counts from /mnt/$m (see $dir/$m.log)"
-	runs+=("$m=$dir/$m.counts")
+	THP_ICOUNT=1 THP_QEMU_PLUGIN="$plugin,out=$dir/$name.counts" \
+		"$TOP/scripts/guest.sh" "$image" "$dir/$name" test 1500 -- thp.tests=profile \
+		"thp.profile=${w// /,}" "thp.profile_dirs=/mnt/$m" >"$dir/$name.log" 2>&1 || true
+	grep -q "\"line\":\"ok [0-9]* unprofiled /mnt/$m\"" "$dir/$name/results.jsonl" 2>/dev/null ||
+		die "the workload did not run to its end on /mnt/$m (see $dir/$name/console.log)"
+	[ -s "$dir/$name.counts" ] || die "no counts from /mnt/$m (see $dir/$name.log)"
+}
+
+runs=()
+for m in "${mounts[@]}"; do
+	count "$m.base" "$wl" "$m"
+	count "$m" "$wl2" "$m"
+	runs+=("$m=$dir/$m.counts,$dir/$m.base.counts")
 done
 {
-	echo "# make insns: '$wl', $(basename "$image")"
+	echo "# make insns: '$wl2' less '$wl', $(basename "$image")"
 	echo
 	"$PY" "$TOP/analysis/insns.py" --map "$map" --per "$per" --rows 12 \
 		--json "$dir/insns.json" "${runs[@]}"
