@@ -61,6 +61,9 @@ def counted(spec, addrs, names):
         b_fn, b_entries = per_function(base, addrs, names)
         by_fn.subtract(b_fn)
         entries.subtract(b_entries)
+        # What cancels exactly is no row; what is left below zero is the
+        # two boots differing (timers, the allocator), and stays.
+        by_fn = collections.Counter({k: v for k, v in by_fn.items() if v})
     return by_fn, entries
 
 
@@ -80,9 +83,11 @@ def main():
         label, spec = run.split("=", 1)
         by_fn, entries = counted(spec, addrs, names)
         calls = entries.get(args.per, 0)
+        if args.per not in names:
+            sys.exit(f"insns.py: {args.per} is not a function of {args.map}")
         if calls <= 0:
-            sys.exit(f"insns.py: {label}: {args.per} never ran"
-                     f"{' more often than in its base' if ',' in spec else ''}")
+            sys.exit(f"insns.py: {label}: {args.per} ran {calls} times"
+                     f"{' more than in its base (are the two swapped?)' if ',' in spec else ''}")
         labels.append(label)
         per_call.append(({k: v / calls for k, v in by_fn.items()}, calls))
     first, last = per_call[0][0], per_call[-1][0]

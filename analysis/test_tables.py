@@ -189,11 +189,13 @@ try:
     with open(os.path.join(out, "insns", "meta.json"), "w") as f:
         json.dump(dict(meta, suite="insns"), f)
     with open(os.path.join(out, "insns", "report.md"), "w") as f:
-        f.write("# make insns: 'read --bs 4K', patched-x.bzImage\n\nInstructions per call of "
+        f.write("# make insns: 'read --bs 4K --passes 2' less 'read --bs 4K --passes 1', "
+                "patched-x.bzImage\n\nInstructions per call of "
                 "sys_x, by function (a: 2 calls, b: 2 calls).\n\n| function | a | b | a - b |\n"
                 "|---|---:|---:|---:|\n| f | 3.0 | 1.0 | +2.0 |\n")
     rc, err = run(doc, "--out", out, "--only", "insns")
-    check(rc == 0 and "| f | 3.0 | 1.0 | +2.0 |" in text() and "Workload 'read --bs 4K'" in text()
+    check(rc == 0 and "| f | 3.0 | 1.0 | +2.0 |" in text()
+          and "Workload 'read --bs 4K --passes 2' less 'read --bs 4K --passes 1'" in " ".join(text().split())
           and "project commit abc123def456" in " ".join(text().split()) and "old insns" not in text(),
           "insns: report.md's table, with its workload and the commit of its data", err)
     with open(os.path.join(out, "insns", "meta.json"), "w") as f:

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # make insns: where a workload's instructions go, by kernel function.
-# Boots the kernel once per mount under -icount with the insncount TCG
-# plugin (analysis/insncount.c), runs the workload there without perf, and
-# prints instructions per call of a system call by function, the first
-# mount against the last (analysis/insns.py).  Each mount boots twice,
-# with the workload's N passes and with 2N: the counts of the first are
-# subtracted from those of the second, so that the boot and the setup (a
-# read first writes its file) cancel and N passes alone are measured.
+# Boots the kernel under -icount with the insncount TCG plugin
+# (analysis/insncount.c), runs the workload there without perf, and prints
+# instructions per call of a system call by function, the first mount
+# against the last (analysis/insns.py).  Each mount boots twice, with the
+# workload's N passes and with 2N: the counts of the first are subtracted
+# from those of the second, so that the boot and the workload's one-off
+# preparation (a read first writes its file) cancel and N further passes
+# are measured.  What a pass does before its timed part stays in: nothing
+# much for read, a truncation of the old file for write.
 # usage: insns.sh VARIANT; THP_INSNS_WL (a workload of workloads/, without
-# wl-, with --passes N), THP_INSNS_PER (the symbol counted as one call) and
-# THP_INSNS_MOUNTS (names under /mnt) choose what is measured.  Results in
-# $OUT/insns/.
+# wl-, with --passes N once), THP_INSNS_PER (the symbol counted as one
+# call) and THP_INSNS_MOUNTS (names under /mnt) choose what is measured.
+# Results in $OUT/insns/.
 . "$(dirname "$0")/common.sh"
 
 variant=${1:-patched}
@@ -18,8 +20,11 @@ wl=${THP_INSNS_WL:-read --pattern random --bs 4K --size 64M --passes 100}
 per=${THP_INSNS_PER:-__x64_sys_pread64}
 read -r -a mounts <<<"${THP_INSNS_MOUNTS:-ramfs ramfs-4k}"
 [ "${#mounts[@]}" -ge 2 ] || die "THP_INSNS_MOUNTS: name two mounts or more"
-passes=$(sed -n 's/.*--passes \([1-9][0-9]*\)\( .*\)\{0,1\}$/\1/p' <<<"$wl")
-[ -n "$passes" ] || die "THP_INSNS_WL: give --passes N (N and 2N passes are counted)"
+# The harness takes up to 1000000 passes: 2N must be one it takes.
+passes=$(sed -n 's/^\(.* \)\{0,1\}--passes \([1-9][0-9]\{0,5\}\)\( .*\)\{0,1\}$/\2/p' <<<"$wl")
+[ -n "$passes" ] && [ "$(grep -o -e '--passes' <<<"$wl" | wc -l)" = 1 ] &&
+	[ "$((2 * passes))" -le 1000000 ] ||
+	die "THP_INSNS_WL: give --passes N once, N from 1 to 500000 (N and 2N passes are counted)"
 wl2=${wl/--passes $passes/--passes $((2 * passes))}
 image=${THP_IMAGE:-$("$TOP/scripts/kernel.sh" "$variant")}
 map=${image%.bzImage}.map
