@@ -13,7 +13,8 @@ VARIANT := $(KERNEL)$(if $(DEBUG),-debug)
 
 DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make \
 	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
-	python3-matplotlib xz-utils kmod rsync gcc-multilib stress-ng python3-ply python3-git
+	python3-matplotlib xz-utils kmod rsync gcc-multilib stress-ng python3-ply python3-git \
+	liburcu-dev
 DEPS_STAMP := $(OUT)/.deps
 PY := /usr/bin/python3
 comma := ,
@@ -126,7 +127,7 @@ stress: kernel initramfs
 profile: kernel initramfs
 	@THP_TESTS=profile $(if $(ICOUNT),THP_ICOUNT=1) $(S)/test.sh $(VARIANT) \
 		$(if $(WL),thp.profile=$(subst $(space),$(comma),$(WL))) >/dev/null || true
-	@grep '^# ' $(OUT)/test-$(VARIANT)/console.log | grep -v '^# Totals'
+	@grep '^# ' $(OUT)/profile-$(VARIANT)/console.log | grep -v '^# Totals'
 
 ## insns        instructions per call by kernel function, ramfs huge against 4K, under
 ##              -icount with a TCG plugin (WL= with --passes N, PER= the syscall, MOUNTS=;

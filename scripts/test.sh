@@ -4,27 +4,47 @@
 # usage: test.sh VARIANT [extra kernel args]
 # THP_IMAGE=path boots that bzImage as VARIANT instead of building one (its
 # release is checked only if a .release file lies beside it).
+# Results go to $OUT/test-VARIANT, which make tables reads; a profile or
+# stress run (THP_TESTS=profile, stress) to $OUT/profile-VARIANT or
+# $OUT/stress-VARIANT, apart from them.
 . "$(dirname "$0")/common.sh"
 
 variant=${1:-patched}
 shift || true
 image=${THP_IMAGE:-$("$TOP/scripts/kernel.sh" "$variant")}
 release=$(cat "${image%.bzImage}.release" 2>/dev/null || true)
-dir=$OUT/test-$variant
+case "${THP_TESTS:-}" in
+profile|stress) name=$THP_TESTS ;;
+*) name=test ;;
+esac
+dir=$OUT/$name-$variant
 mkdir -p "$dir"
 host=$dir/host.jsonl
 : >"$host"
 rm -f "$dir/summary.json"
-write_meta "$dir" "test-$variant" "$image"
+write_meta "$dir" "$name-$variant" "$image"
 
 # Host-side suites that need no guest: the unit tests of the analysis and
-# of the verdict code.  Each runs as a suite (verdict.py host-run): a failure
-# or a crash is counted in the total, it does not stop the boot.
+# of the verdict code, and the kernel's XArray test suite built from the
+# tree this kernel comes from.  Each runs as a suite (verdict.py host-run):
+# a failure or a crash is counted in the total, it does not stop the boot.
+# The XArray suite tests the tree, not the kernel: once per make test, on
+# the non-debug boot, and not in a run of some tests alone (THP_TESTS).
+case "$variant" in stock*) tree=$STOCK ;; *) tree=$SRC ;; esac
+suites="analysis:analysis/test_report.py tables:analysis/test_tables.py verdict:scripts/test_verdict.py"
+case "$variant" in
+*-debug) ;;
+*) [ -n "${THP_TESTS:-}" ] || suites+=" xarray:scripts/xarray-test.sh" ;;
+esac
 host_suites=()
-for t in analysis:analysis/test_report.py tables:analysis/test_tables.py verdict:scripts/test_verdict.py; do
+for t in $suites; do
 	suite=${t%%:*} t=${t#*:}
+	case "$t" in
+	*.py) cmd=("$PY" "$TOP/$t") ;;
+	*) cmd=(bash "$TOP/$t" "$tree") ;;
+	esac
 	host_suites+=(--host-suite "$suite")
-	"$PY" "$TOP/scripts/verdict.py" host-run "$suite" --timeout 300 -- "$PY" "$TOP/$t" >>"$host" ||
+	"$PY" "$TOP/scripts/verdict.py" host-run "$suite" --timeout 300 -- "${cmd[@]}" >>"$host" ||
 		echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":255}" >>"$host"
 done
 
