@@ -2,7 +2,7 @@
 """Instructions per call, by kernel function, from insncount's counts.
 
 usage: insns.py --map System.map --per SYMBOL [--rows N] [--json F]
-                LABEL=COUNTS[,BASE] [LABEL=COUNTS[,BASE] ...]
+                LABEL=COUNTS[,BASE][@MAP] [LABEL=COUNTS[,BASE][@MAP] ...]
 
 Each COUNTS file (make insns: one boot, one mount) holds "hexaddress count"
 lines.  Addresses are named by the image's System.map; user space is one
@@ -10,7 +10,10 @@ row.  LABEL=COUNTS,BASE subtracts a second boot's counts (BASE) address by
 address: make insns gives the same workload with fewer passes as BASE, so
 that the boot and the workload's setup cancel and what is left is the
 extra passes alone.  Everything is divided by the number of calls of
-SYMBOL (the count at its first instruction, e.g. __x64_sys_pread64).  The table lists the
+SYMBOL (the count at its first instruction, e.g. __x64_sys_pread64).
+@MAP names a run's addresses by another image's System.map than --map's,
+so that two kernels (stock and patched) compare function by function.
+The table lists the
 functions that differ most between the first and the last LABEL, then the
 totals; the difference of the totals is the whole story, the rows where
 it comes from."""
@@ -77,14 +80,20 @@ def main():
     args = ap.parse_args()
     if len(args.runs) < 2 or any("=" not in r for r in args.runs):
         sys.exit("insns.py: give at least two LABEL=COUNTS")
-    addrs, names = load_map(args.map)
-    labels, per_call = [], []
+    maps, runs = {}, []
     for run in args.runs:
         label, spec = run.split("=", 1)
+        spec, _, path = spec.partition("@")
+        path = path or args.map
+        if path not in maps:
+            maps[path] = load_map(path)
+            if args.per not in maps[path][1]:
+                sys.exit(f"insns.py: {args.per} is not a function of {path}")
+        runs.append((label, spec, maps[path]))
+    labels, per_call = [], []
+    for label, spec, (addrs, names) in runs:
         by_fn, entries = counted(spec, addrs, names)
         calls = entries.get(args.per, 0)
-        if args.per not in names:
-            sys.exit(f"insns.py: {args.per} is not a function of {args.map}")
         if calls <= 0:
             sys.exit(f"insns.py: {label}: {args.per} ran {calls} times"
                      f"{' more than in its base (are the two swapped?)' if ',' in spec else ''}")

@@ -183,12 +183,17 @@ def firsttouch_region(run):
             f"of {run.label}."] + [""] + report.firsttouch_lines(run.rows, size) + ["", table]
 
 
-def smallfiles_region(run):
-    table = report.smallfiles(run.rows)
-    if not table:
-        raise DataError(f"{run.dir}: no smallfiles runs: rerun make bench")
-    return [f"Wall clock: make bench of {run.label}."] + [""] + \
-        report.smallfiles_lines(run.rows) + ["", table]
+def smallfiles_region(bench, counts):
+    """Wall clock, then instructions: a wall ratio on this host can be
+    noise, the count of the same runs cannot."""
+    out = []
+    for run, what in ((bench, "Wall clock"), (counts, "Instruction count (-icount)")):
+        table = report.smallfiles(run.rows)
+        if not table:
+            raise DataError(f"{run.dir}: no smallfiles runs: rerun make bench")
+        out += [f"{what}: make bench of {run.label}.", ""] + \
+            report.smallfiles_lines(run.rows) + ["", table, ""]
+    return out[:-1]
 
 
 def collapse_region(run):
@@ -310,7 +315,7 @@ def regions(out, names, stamp):
     runs, errors = {}, []
     wanted = {"bench": ["bench"], "counts": ["counts"], "iozone": ["bench", "counts"],
               "firsttouch": ["bench"], "summary": ["bench", "counts"],
-              "smallfiles": ["bench"], "collapse": ["bench"],
+              "smallfiles": ["bench", "counts"], "collapse": ["bench"],
               "gate": ["stock", "patched"], "insns": ["insns"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
                "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount"),
@@ -338,7 +343,7 @@ def regions(out, names, stamp):
             elif n == "gate":
                 text[n] = gate_region(runs["stock"], runs["patched"])
             elif n == "smallfiles":
-                text[n] = smallfiles_region(runs["bench"])
+                text[n] = smallfiles_region(runs["bench"], runs["counts"])
             elif n == "collapse":
                 text[n] = collapse_region(runs["bench"])
             elif n == "summary":

@@ -31,7 +31,8 @@ icount)
 	cases=$(case_list bench)
 	sweep="16 128 1024"
 	[ "$suite" = counts ] && sweep=""
-	[ "$suite" = bench ] && small="write read unlink"
+	# Small files in both: under -icount they tell a ratio from noise.
+	small="write read unlink"
 	;;
 esac
 
@@ -39,12 +40,19 @@ esac
 [ -n "$cases" ] || { echo "run-bench.sh: no cases for suite ${suite:-run} in $THP_CASES" >&2; exit 1; }
 n_cases=$(echo "$cases" | wc -l)
 n_configs=$(echo $configs | wc -w)
+# thp.only=NAME,... (by hand, to measure a few cases): case names, and
+# sweep, smallfiles and collapse for the blocks below.
+if [ -n "$only" ] && ! echo " $only " | grep -q " sweep "; then
+	sweep=""
+fi
 # The small-file benchmark: six configurations, the within_size mounts too.
 if [ -n "$only" ] && ! echo " $only " | grep -q " smallfiles "; then
 	small=""
 fi
 small_configs="/mnt/ramfs-4k /mnt/ramfs-within /mnt/ramfs /mnt/tmpfs /mnt/tmpfs-within /mnt/tmpfs-huge"
-n_small=$(( $(echo ${small:-} | wc -w) * 3 * 6 ))
+small_seeds="1 2 3"
+[ "$suite" = counts ] && small_seeds="1 2"
+n_small=$(( $(echo ${small:-} | wc -w) * $(echo $small_seeds | wc -w) * 6 ))
 # The collapse benchmark (make bench): four runs, three reps.
 collapse=""
 [ "$suite" = bench ] && collapse=1
@@ -129,17 +137,18 @@ for s in $sweep; do
 		done
 	done
 done
-# Small files, 4K to 256K: three reps, interleaved.  10,000 files (about
-# 1.3 GiB) on every configuration but huge=always, which gives each file a
-# 2 MiB folio: 10,000 of them would be 20 GiB, five times the guest, so
-# always gets 1,000 (about 2 GiB) and the table reports page cache per
-# byte of data beside the file count.
+# Small files, 4K to 256K: interleaved.  10,000 files (about 1.3 GiB) on
+# every configuration but huge=always, which gives each file a 2 MiB
+# folio: 10,000 of them would be 20 GiB, five times the guest, so always
+# gets 1,000 (about 2 GiB) and the table reports page cache per byte of
+# data beside the file count.  Under -icount (counts) every configuration
+# gets 1,000: instructions need no long runs.
 if [ -n "${small:-}" ]; then
-	for r in 1 2 3; do
+	for r in $small_seeds; do
 		for m in ${small:-}; do
 			for d in $small_configs; do
-				case $d in
-				/mnt/ramfs | /mnt/tmpfs-huge) nf=1000 ;;
+				case $suite:$d in
+				counts:* | *:/mnt/ramfs | *:/mnt/tmpfs-huge) nf=1000 ;;
 				*) nf=10000 ;;
 				esac
 				# A run killed half way leaves its files behind, and

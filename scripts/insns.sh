@@ -11,7 +11,9 @@
 # much for read, a truncation of the old file for write.
 # usage: insns.sh VARIANT; THP_INSNS_WL (a workload of workloads/, without
 # wl-, with --passes N once), THP_INSNS_PER (the symbol counted as one
-# call) and THP_INSNS_MOUNTS (names under /mnt) choose what is measured.
+# call) and THP_INSNS_MOUNTS (names under /mnt, each optionally
+# VARIANT:NAME to boot another kernel, e.g. "stock:ramfs ramfs-4k": what a
+# mount costs against the stock kernel) choose what is measured.
 # Results in $OUT/insns/.
 . "$(dirname "$0")/common.sh"
 
@@ -26,9 +28,20 @@ passes=$(sed -n 's/^\(.* \)\{0,1\}--passes \([1-9][0-9]\{0,5\}\)\( .*\)\{0,1\}$/
 	[ "$((2 * passes))" -le 1000000 ] ||
 	die "THP_INSNS_WL: give --passes N once, N from 1 to 500000 (N and 2N passes are counted)"
 wl2=${wl/--passes $passes/--passes $((2 * passes))}
-image=${THP_IMAGE:-$("$TOP/scripts/kernel.sh" "$variant")}
+# image_of VARIANT: its image, whose System.map is beside it.
+image_of() {
+	local image
+	if [ "$1" = "$variant" ] && [ -n "${THP_IMAGE:-}" ]; then
+		image=$THP_IMAGE
+	else
+		image=$("$TOP/scripts/kernel.sh" "$1") || die "no $1 kernel"
+	fi
+	[ -f "${image%.bzImage}.map" ] ||
+		die "no ${image%.bzImage}.map: an image built before kernel.sh kept System.map; rebuild it"
+	echo "$image"
+}
+image=$(image_of "$variant")
 map=${image%.bzImage}.map
-[ -f "$map" ] || die "no $map: an image built before kernel.sh kept System.map; rebuild it"
 
 dir=$OUT/insns
 mkdir -p "$dir"
@@ -40,10 +53,10 @@ mkdir -p "$OUT/bin"
 gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC -o "$plugin" \
 	"$TOP/analysis/insncount.c" || die "cannot build the plugin"
 
-# count NAME WORKLOAD MOUNT: one boot that runs WORKLOAD on /mnt/MOUNT
-# under the plugin, its counts in $dir/NAME.counts.
+# count NAME WORKLOAD MOUNT IMAGE: one boot of IMAGE that runs WORKLOAD on
+# /mnt/MOUNT under the plugin, its counts in $dir/NAME.counts.
 count() {
-	local name=$1 w=$2 m=$3
+	local name=$1 w=$2 m=$3 image=$4
 	rm -f "$dir/$name.counts"
 	note "insns: $w on /mnt/$m"
 	# The boot alone (guest.sh), not test.sh: its host checks judge a make
@@ -56,14 +69,21 @@ count() {
 	[ -s "$dir/$name.counts" ] || die "no counts from /mnt/$m (see $dir/$name.log)"
 }
 
-runs=()
-for m in "${mounts[@]}"; do
-	count "$m.base" "$wl" "$m"
-	count "$m" "$wl2" "$m"
-	runs+=("$m=$dir/$m.counts,$dir/$m.base.counts")
+runs=() images=()
+for spec in "${mounts[@]}"; do
+	m=${spec#*:} v=$variant
+	[ "$m" = "$spec" ] || v=${spec%%:*}
+	[ -n "$m" ] && [ -n "$v" ] || die "THP_INSNS_MOUNTS: '$spec' is not NAME or VARIANT:NAME"
+	img=$(image_of "$v")
+	name=$m
+	[ "$v" = "$variant" ] || name=$v-$m
+	count "$name.base" "$wl" "$m" "$img"
+	count "$name" "$wl2" "$m" "$img"
+	runs+=("$spec=$dir/$name.counts,$dir/$name.base.counts@${img%.bzImage}.map")
+	case " ${images[*]} " in *" $(basename "$img") "*) ;; *) images+=("$(basename "$img")") ;; esac
 done
 {
-	echo "# make insns: '$wl2' less '$wl', $(basename "$image")"
+	echo "# make insns: '$wl2' less '$wl', ${images[*]}"
 	echo
 	"$PY" "$TOP/analysis/insns.py" --map "$map" --per "$per" --rows 12 \
 		--json "$dir/insns.json" "${runs[@]}"
