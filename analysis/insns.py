@@ -83,10 +83,14 @@ def main():
     maps, runs = {}, []
     for run in args.runs:
         label, spec = run.split("=", 1)
-        spec, _, path = spec.partition("@")
-        path = path or args.map
+        spec, at, path = spec.rpartition("@")
+        if not at:
+            spec, path = path, args.map
         if path not in maps:
-            maps[path] = load_map(path)
+            try:
+                maps[path] = load_map(path)
+            except OSError as e:
+                sys.exit(f"insns.py: {label}: {e}")
             if args.per not in maps[path][1]:
                 sys.exit(f"insns.py: {args.per} is not a function of {path}")
         runs.append((label, spec, maps[path]))

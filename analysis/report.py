@@ -164,9 +164,13 @@ def median_of(xs):
 
 def summarize(rows):
     """{case: {config: {"n", "failed", "fell_back", "unit", "median", "min", "max",
-    "by_seed", "faults_gib", "xa_gib"}}}"""
+    "by_seed", "faults_gib", "xa_gib"}}}.  The small-file runs have a
+    table of their own (smallfiles()): their --size is the harness's
+    default, which would pool them with the cases of a 64 MiB run."""
     cells = {}
     for r in rows:
+        if r.get("workload") == "smallfiles":
+            continue
         cells.setdefault(case_of(r), {}).setdefault(config_of(r), []).append(r)
     out = {}
     for case, by_cfg in cells.items():
@@ -352,8 +356,9 @@ def smallfiles_runs(rows):
 def smallfiles(rows):
     """The small-file table: per configuration and file count the page
     cache its files held after writing, beside their bytes, and the time
-    of each step per 1,000 files (the always configurations run fewer
-    files: they would not fit): medians over the runs (min-max)."""
+    of each step per 1,000 files (in make bench's wall-clock boot the
+    always configurations run fewer files: they would not fit): medians
+    over the runs (min-max)."""
     by = smallfiles_runs(rows)
 
     def per_k(key):
@@ -992,6 +997,11 @@ def main(argv=None):
                "which the process's minor fault count moved.  Medians over runs of each "
                "run's figure, with min-max.", ""] + firsttouch_lines(rows, main_size) + \
             ["", ft, ""]
+    sm = smallfiles(rows)
+    if sm:
+        md += ["## Small files", "", "Times are medians (min-max) per 1,000 files"
+               + (" (virtual seconds: 10^9 instructions)" if a.icount else "") + ".", ""] + \
+            smallfiles_lines(rows) + ["", sm, ""]
     md += ["## All runs", "", table(summary), ""]
     if bad:
         md += ["## Failed runs", ""] + [f"- {r['workload']} {r.get('mode', '')} on {r.get('dir')}: "

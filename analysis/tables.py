@@ -15,7 +15,7 @@ and everything between them is replaced.  NAME is one of
     iozone  the IOzone-like table beside the 2013 posts (both of the above)
     firsttouch  first stores after MADV_WILLWRITE, MADV_POPULATE_WRITE, no
             hint (out/bench, make bench)
-    smallfiles  the small-file benchmark (out/bench, make bench)
+    smallfiles  the small-file benchmark (out/bench and out/bench-counts, make bench)
     collapse    MADV_COLLAPSE time and random reads before/after (out/bench)
     summary what the bench and counts tables show, in sentences computed from
             them (out/bench, out/bench-counts)

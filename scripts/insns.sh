@@ -43,6 +43,24 @@ image_of() {
 image=$(image_of "$variant")
 map=${image%.bzImage}.map
 
+# Every mount's kernel and name first, so that a bad spec or a missing
+# image fails before the first boot, and before $OUT/insns is touched.
+names=() imgs=()
+for spec in "${mounts[@]}"; do
+	m=${spec#*:} v=$variant
+	[ "$m" = "$spec" ] || v=${spec%%:*}
+	[ -n "$m" ] && [ -n "$v" ] || die "THP_INSNS_MOUNTS: '$spec' is not NAME or VARIANT:NAME"
+	# The initramfs is x86_64 and needs the series' mounts or plain ramfs.
+	case $v in
+	stock | patched | stock-debug | patched-debug) ;;
+	*) die "THP_INSNS_MOUNTS: '$spec': variant $v cannot run make insns (stock, patched, stock-debug, patched-debug)" ;;
+	esac
+	name=$m
+	[ "$v" = "$variant" ] || name=$v-$m
+	case " ${names[*]} " in *" $name "*) die "THP_INSNS_MOUNTS: '$spec' is named twice" ;; esac
+	img=$(image_of "$v")
+	names+=("$name") imgs+=("$img")
+done
 dir=$OUT/insns
 mkdir -p "$dir"
 rm -f "$dir/report.md"
@@ -70,13 +88,8 @@ count() {
 }
 
 runs=() images=()
-for spec in "${mounts[@]}"; do
-	m=${spec#*:} v=$variant
-	[ "$m" = "$spec" ] || v=${spec%%:*}
-	[ -n "$m" ] && [ -n "$v" ] || die "THP_INSNS_MOUNTS: '$spec' is not NAME or VARIANT:NAME"
-	img=$(image_of "$v")
-	name=$m
-	[ "$v" = "$variant" ] || name=$v-$m
+for k in "${!mounts[@]}"; do
+	spec=${mounts[$k]} name=${names[$k]} img=${imgs[$k]} m=${mounts[$k]#*:}
 	count "$name.base" "$wl" "$m" "$img"
 	count "$name" "$wl2" "$m" "$img"
 	runs+=("$spec=$dir/$name.counts,$dir/$name.base.counts@${img%.bzImage}.map")
