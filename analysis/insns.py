@@ -41,7 +41,11 @@ def per_function(path, addrs, names):
     """Counts by function, and how often each function's first address ran."""
     by_fn = collections.Counter()
     entries = collections.Counter()
-    with open(path) as f:
+    try:
+        f = open(path)
+    except OSError as e:
+        sys.exit(f"insns.py: {e}")
+    with f:
         for line in f:
             a, n = line.split()
             a, n = int(a, 16), int(n)

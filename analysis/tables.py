@@ -185,7 +185,7 @@ def firsttouch_region(run):
 
 def smallfiles_region(bench, counts):
     """Wall clock, then instructions: a wall ratio on this host can be
-    noise, the count of the same runs cannot."""
+    noise, an instruction count cannot."""
     out = []
     for run, what in ((bench, "Wall clock"), (counts, "Instruction count (-icount)")):
         table = report.smallfiles(run.rows)

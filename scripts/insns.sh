@@ -50,10 +50,10 @@ for spec in "${mounts[@]}"; do
 	m=${spec#*:} v=$variant
 	[ "$m" = "$spec" ] || v=${spec%%:*}
 	[ -n "$m" ] && [ -n "$v" ] || die "THP_INSNS_MOUNTS: '$spec' is not NAME or VARIANT:NAME"
-	# The initramfs is x86_64 and needs the series' mounts or plain ramfs.
+	# The initramfs is x86_64: no i386 kernel.
 	case $v in
-	stock | patched | stock-debug | patched-debug) ;;
-	*) die "THP_INSNS_MOUNTS: '$spec': variant $v cannot run make insns (stock, patched, stock-debug, patched-debug)" ;;
+	stock | patched | stock-debug | patched-debug | patched-off) ;;
+	*) die "kernel variant $v (from '$spec' or the make insns variant) cannot run make insns: stock, patched, stock-debug, patched-debug, patched-off" ;;
 	esac
 	name=$m
 	[ "$v" = "$variant" ] || name=$v-$m
