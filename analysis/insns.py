@@ -13,10 +13,9 @@ extra passes alone.  Everything is divided by the number of calls of
 SYMBOL (the count at its first instruction, e.g. __x64_sys_pread64).
 @MAP names a run's addresses by another image's System.map than --map's,
 so that two kernels (stock and patched) compare function by function.
-The table lists the
-functions that differ most between the first and the last LABEL, then the
-totals; the difference of the totals is the whole story, the rows where
-it comes from."""
+The table lists the functions that differ most between the first and the
+last LABEL, then the totals; the difference of the totals is the whole
+story, the rows where it comes from."""
 import argparse
 import bisect
 import collections
