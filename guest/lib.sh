@@ -85,6 +85,20 @@ run_one() {
 	echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":$lim_rc,\"timeout\":$lim_timeout,\"secs\":$secs,\"limit\":$THP_TEST_TIMEOUT}"
 }
 
+# settle: give the next test or case the free memory a fresh boot would.
+# Huge folios are allocated without direct compaction (defrag=madvise, the
+# default) and tmpfs's only on the local node, so once hundreds of tests
+# have left free memory in scattered pages such an allocation can fail
+# where a fresh boot's would not, and a check that wants a PMD-sized folio
+# would fail by the order the tests ran in.  Freed slab first (dentries and
+# inodes of deleted files hold pages), then every zone compacted.
+settle() {
+	sync
+	echo 2 >/proc/sys/vm/drop_caches 2>/dev/null
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	return 0
+}
+
 # case_list LIST: the cases of LIST (a column of guest/cases.txt: test, run,
 # bench, icount), one a line, in that column's order.  Prints nothing for
 # an unknown column or a missing file: the caller fails on no cases.

@@ -23,6 +23,7 @@ while read -r name cmd; do
 	run_one "$name" $cmd
 	# Leave no state behind for the next test.
 	rm -rf /mnt/ramfs/* /mnt/ramfs-4k/* /mnt/tmpfs-huge/* /mnt/tmpfs/* 2>/dev/null
+	settle
 done <$list
 rm -f $list
 echo "{\"type\":\"dmesg_lines\",\"n\":$(dmesg | wc -l)}"

@@ -16,6 +16,7 @@ corrupt_dir=/mnt/ramfs
 one() {
 	d=$1 c=$2 w=$3
 	shift 3
+	settle
 	# shellcheck disable=SC2086
 	limited "$THP_TEST_TIMEOUT" wl-$w "$@" --dir $d
 	echo "{\"type\":\"case\",\"case\":\"$(jstr "$w")\",\"dir\":\"$d\",\"corrupt\":$c,\"rc\":$lim_rc,\"timeout\":$lim_timeout}"

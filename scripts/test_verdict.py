@@ -355,6 +355,10 @@ always = {"ok": True, "workload": "write", "fs": "ramfs", "mount": "rw,relatime"
 st, why = verdict.judge_orders(always)
 check(st == "fail" and "no PMD-sized folio" in why,
       "orders: small folios only where the knob says always fails", why)
+check("allocation failed" not in why, "orders: no failure counted, none named", why)
+st, why = verdict.judge_orders(dict(always, deltas={"thp_file_fallback": 8, "pgfault": 3}))
+check(st == "fail" and why.endswith("; allocation failed: thp_file_fallback +8"),
+      "orders: a failed allocation is named beside the missing PMD folio", why)
 check(verdict.judge_orders(dict(always, orders={"9": 8})) == ("pass", "")
       and verdict.judge_orders(dict(always, params={"size": 16 << 20, "madvise": "nohuge"}))
       == ("pass", "")

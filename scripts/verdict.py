@@ -310,8 +310,25 @@ def judge_orders(w):
                             f"{', '.join(map(str, big))} ({orders})")
     if promised_pmd(w) and isinstance(orders, dict) and \
             not any(int(o) >= PMD_ORDER and n for o, n in orders.items()):
-        return "fail", f"huge pages promised, yet the file holds no PMD-sized folio ({orders})"
+        return "fail", (f"huge pages promised, yet the file holds no PMD-sized folio "
+                        f"({orders}){alloc_failures(w)}")
     return "pass", ""
+
+
+# The counters a huge folio allocation that failed raises (tmpfs: the
+# first; ramfs: the first and the one of its path).
+FAILED_COUNTERS = ("thp_file_fallback", "thp_write_alloc_failed",
+                   "thp_read_alloc_failed", "thp_fault_file_alloc_failed")
+
+
+def alloc_failures(w):
+    """'; allocation failed: thp_file_fallback +8' when the run's deltas say
+    the kernel tried and the allocator said no (memory with no free 2 MiB
+    block), which is not the same bug as a policy that never tried."""
+    deltas = w.get("deltas") or {}
+    seen = [f"{n} +{deltas[n]}" for n in FAILED_COUNTERS
+            if isinstance(deltas.get(n), int) and deltas[n] > 0]
+    return f"; allocation failed: {', '.join(seen)}" if seen else ""
 
 
 def promised_pmd(w):
