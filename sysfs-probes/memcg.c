@@ -122,6 +122,20 @@ static int size_allocs(long *n)
 	return 0;
 }
 
+/* One more 7 MiB write to @name in @cg; @best keeps the fastest time. */
+static void keep_fastest(const char *cg, const char *name, struct report *best)
+{
+	struct report r;
+	char path[128];
+
+	if (!exited_ok(write_in_cg(cg, name, 7 * MiB, &r)) || !r.done || r.err)
+		best->done = 0;
+	else if (r.secs < best->secs)
+		best->secs = r.secs;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
 static void test_fits(void)
 {
 	long oom0, ok0, fail0, huge, fallback, file0, file;
@@ -129,7 +143,7 @@ static void test_fits(void)
 	unsigned long hist[MAX_FOLIO_ORDER];
 	char path[128], text[200] = "";
 	struct report cg, free;
-	int st, st_free, o, mid = 0, sized, per_size = 1;
+	int st, st_free, o, i, mid = 0, sized, per_size = 1;
 	long long bad;
 
 	/* The control: the same write from the same kind of child, no limit. */
@@ -177,11 +191,21 @@ static void test_fits(void)
 			 pmd_fbc, pmd_fb, pmd_fb + pmd_fbc, fallback, text,
 			 per_size ? "as the file's folios" : "NOT as the file's folios");
 	/* __GFP_NORETRY: a failed huge charge falls back at once, no reclaim storm. */
+	unlink(path);
+	/*
+	 * Two more rounds of both writes, turn about, the fastest of each kept:
+	 * one stall of a vCPU on the host (a sample takes 13-44 ms, the bound
+	 * is a tenth of a second) must not look like reclaim.  A blocking huge
+	 * charge makes every limited write slow, so it still fails.
+	 */
+	for (i = 0; i < 2; i++) {
+		keep_fastest(CG_FREE, "free", &free);
+		keep_fastest(CG, "again", &cg);
+	}
 	ksft_test_result(exited_ok(st_free) && free.joined && free.done && !free.err &&
 			 cg.done && cg.secs < 4 * free.secs + 0.05,
-			 "memcg: the fallback is quick: 7 MiB written in %.3fs in the 8M memcg, %.3fs in one without a limit\n",
+			 "memcg: the fallback is quick: 7 MiB written in %.3fs in the 8M memcg, %.3fs in one without a limit (fastest of 3 each)\n",
 			 cg.secs, free.secs);
-	unlink(path);
 }
 
 static void test_overflow(void)
