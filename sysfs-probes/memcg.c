@@ -190,7 +190,6 @@ static void test_fits(void)
 			 "memcg: the fallback steps down: hugepages-2048kB page_cache_fallback_charge %+ld + page_cache_fallback %+ld = %ld (want >= 1, thp_write_alloc_failed's %+ld), folios by order %s (want some of orders 2-8), each size's page_cache_alloc %s\n",
 			 pmd_fbc, pmd_fb, pmd_fb + pmd_fbc, fallback, text,
 			 per_size ? "as the file's folios" : "NOT as the file's folios");
-	/* __GFP_NORETRY: a failed huge charge falls back at once, no reclaim storm. */
 	unlink(path);
 	/*
 	 * Two more rounds of both writes, turn about, the fastest of each kept:
@@ -202,6 +201,7 @@ static void test_fits(void)
 		keep_fastest(CG_FREE, "free", &free);
 		keep_fastest(CG, "again", &cg);
 	}
+	/* __GFP_NORETRY: a failed huge charge falls back at once, no reclaim storm. */
 	ksft_test_result(exited_ok(st_free) && free.joined && free.done && !free.err &&
 			 cg.done && cg.secs < 4 * free.secs + 0.05,
 			 "memcg: the fallback is quick: 7 MiB written in %.3fs in the 8M memcg, %.3fs in one without a limit (fastest of 3 each)\n",
