@@ -96,6 +96,20 @@ long cgroup_stat(const char *cgroup, const char *file, const char *field)
 	return field_in(path, NULL, field);
 }
 
+/*
+ * A memcg's memory.stat @field, exact.  Reading memory.stat flushes the
+ * per-CPU counts only once more than (CPUs + 1) batches of 64 updates
+ * (MEMCG_CHARGE_BATCH) have piled up since the last flush (a periodic
+ * one every 2 s), so it may lag.  Reading the cgroup's cpu.stat flushes
+ * its subtree's rstat counts, memcg's among them, whatever changed.
+ */
+long memcg_stat_exact(const char *cgroup, const char *field)
+{
+	if (cgroup_stat(cgroup, "cpu.stat", "usage_usec") < 0)
+		return -1;
+	return cgroup_stat(cgroup, "memory.stat", field);
+}
+
 /* Active objects times object size, from /proc/slabinfo. */
 long slab_bytes(const char *cache)
 {
@@ -115,6 +129,37 @@ long slab_bytes(const char *cache)
 		return active * size;
 	}
 	return -1;
+}
+
+/*
+ * Free blocks of 2 MiB or more on @node (-1: every node), in 2 MiB units,
+ * from /proc/buddyinfo ("Node 0, zone   DMA32   n0 n1 ... n10").  ZONE_DMA
+ * is left out: its lowmem_reserve keeps user allocations away from it.
+ * A page held in a per-CPU free list is not in buddyinfo: the block it
+ * sits in is not counted, although a drain would make it whole.
+ */
+long free_2m_blocks(int node)
+{
+	static char buf[4096];
+	long total = 0;
+	char *line, *save = NULL;
+
+	if (read_text("/proc/buddyinfo", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char zone[16], *p = strstr(line, "zone");
+		int nid, order, n;
+		long count;
+
+		if (sscanf(line, "Node %d", &nid) != 1 || (node >= 0 && nid != node) ||
+		    !p || sscanf(p, "zone %15s%n", zone, &n) != 1 || !strcmp(zone, "DMA"))
+			continue;
+		p += n;
+		for (order = 0; sscanf(p, "%ld%n", &count, &n) == 1; order++, p += n)
+			if (order >= 9)
+				total += count << (order - 9);
+	}
+	return total;
 }
 
 /*
@@ -192,12 +237,13 @@ long counter_delta(const struct counters *a, const struct counters *b,
 	return 0;
 }
 
-/* "deltas":{...} with counters the kernel has; meminfo in kB. */
-void counters_json(FILE *f, const struct counters *a, const struct counters *b)
+/* "KEY":{...} with counters the kernel has; meminfo in kB. */
+void counters_json(FILE *f, const char *key, const struct counters *a,
+		   const struct counters *b)
 {
 	int i;
 
-	fprintf(f, "\"deltas\":{\"minflt\":%ld", b->minflt - a->minflt);
+	fprintf(f, "\"%s\":{\"minflt\":%ld", key, b->minflt - a->minflt);
 	for (i = 0; i < nr_counters; i++)
 		if (a->v[i] >= 0 && b->v[i] >= 0)
 			fprintf(f, ",\"%s\":%ld", counter_names[i], b->v[i] - a->v[i]);

@@ -27,10 +27,13 @@ long meminfo_kb(const char *field);
 long node_meminfo_kb(int node, const char *field);
 long vmstat_get(const char *field);
 long slab_bytes(const char *cache);
+long free_2m_blocks(int node);
 void settle_slab(const char *cache);
 void vm_stat_refresh(void);
 /* @field "" reads a file that holds one number (memory.current). */
 long cgroup_stat(const char *cgroup, const char *file, const char *field);
+/* memory.stat's @field after a flush of the cgroup's counts. */
+long memcg_stat_exact(const char *cgroup, const char *field);
 
 /* A fixed set read at once, for deltas around a run. */
 struct counters {
@@ -42,7 +45,7 @@ extern const int nr_counters;
 void counters_read(struct counters *c);
 long counter_delta(const struct counters *a, const struct counters *b,
 		   const char *name);
-void counters_json(FILE *f, const struct counters *a,
+void counters_json(FILE *f, const char *key, const struct counters *a,
 		   const struct counters *b);
 
 /* The pattern: every byte depends on (seed, file offset). */

@@ -359,6 +359,12 @@ check("allocation failed" not in why, "orders: no failure counted, none named", 
 st, why = verdict.judge_orders(dict(always, deltas={"thp_file_fallback": 8, "pgfault": 3}))
 check(st == "fail" and why.endswith("; allocation failed: thp_file_fallback +8"),
       "orders: a failed allocation is named beside the missing PMD folio", why)
+# A file made in prepare: the whole case's counters, not the timed run's.
+st, why = verdict.judge_orders(dict(always, deltas={"thp_file_fallback": 0},
+                                    case_deltas={"thp_file_fallback": 8}, free_2m=[0, 80]))
+check(st == "fail" and why.endswith("; allocation failed: thp_file_fallback +8; "
+                                    "free 2 MiB blocks per node before: [0, 80]"),
+      "orders: the case's failed allocations and free blocks are named", why)
 check(verdict.judge_orders(dict(always, orders={"9": 8})) == ("pass", "")
       and verdict.judge_orders(dict(always, params={"size": 16 << 20, "madvise": "nohuge"}))
       == ("pass", "")

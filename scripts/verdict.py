@@ -322,13 +322,18 @@ FAILED_COUNTERS = ("thp_file_fallback", "thp_write_alloc_failed",
 
 
 def alloc_failures(w):
-    """'; allocation failed: thp_file_fallback +8' when the run's deltas say
-    the kernel tried and the allocator said no (memory with no free 2 MiB
-    block), which is not the same bug as a policy that never tried."""
-    deltas = w.get("deltas") or {}
+    """'; allocation failed: thp_file_fallback +8; free 2 MiB blocks per
+    node before: [0, 80]' when the case's counters (from before the file
+    was made: case_deltas, else the timed run's deltas) say the kernel
+    tried and the allocator said no, which is not the same bug as a policy
+    that never tried."""
+    deltas = w.get("case_deltas") or w.get("deltas") or {}
     seen = [f"{n} +{deltas[n]}" for n in FAILED_COUNTERS
             if isinstance(deltas.get(n), int) and deltas[n] > 0]
-    return f"; allocation failed: {', '.join(seen)}" if seen else ""
+    text = f"; allocation failed: {', '.join(seen)}" if seen else ""
+    if isinstance(w.get("free_2m"), list):
+        text += f"; free 2 MiB blocks per node before: {w['free_2m']}"
+    return text
 
 
 def promised_pmd(w):

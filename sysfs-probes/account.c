@@ -38,7 +38,7 @@ static void snap(struct snap *s)
 	s->nr_thps = vmstat_get("nr_file_hugepages");
 	s->nr_pages = vmstat_get("nr_file_pages");
 	s->unevict = meminfo_kb("Unevictable");
-	s->memcg = cgroup_stat(CG, "memory.stat", "file_thp");
+	s->memcg = memcg_stat_exact(CG, "file_thp");
 	for (i = 0; i < 4; i++)
 		s->ev[i] = vmstat_get(events[i]);
 }
@@ -123,24 +123,37 @@ static void test_all_ways(void)
 			one(policies[p], h);
 }
 
+/*
+ * MemFree is NR_FREE_PAGES, whose per-CPU diffs lag by up to a threshold
+ * per CPU and zone (hundreds of kB here): refreshed before each read.  A
+ * leak loses its memory in every round; the noise of per-CPU free lists
+ * and of other tasks is not the same twice, so any one of 3 rounds within
+ * 1 MiB passes.
+ */
 static void test_memfree(void)
 {
 	char path[128];
-	long before, after;
-	int err;
+	long before = 0, after = 0;
+	int err, round;
 
 	snprintf(path, sizeof(path), "%s/memfree", dir);
 	knob_set("always");
 	err = make(path, WRITE);	/* warm-up: fills per-CPU free lists */
 	unlink(path);
-	before = meminfo_kb("MemFree");
-	/* A write that failed would return nothing because it took nothing. */
-	err = err ?: make(path, WRITE);
-	unlink(path);
-	after = meminfo_kb("MemFree");
+	for (round = 0; !err && round < 3; round++) {
+		vm_stat_refresh();
+		before = meminfo_kb("MemFree");
+		/* A write that failed would return nothing because it took nothing. */
+		err = make(path, WRITE);
+		unlink(path);
+		vm_stat_refresh();
+		after = meminfo_kb("MemFree");
+		if (labs(after - before) <= 1024)
+			break;
+	}
 	ksft_test_result(!err && labs(after - before) <= 1024,
-			 "account: MemFree returns within 1 MiB after a %lu MiB write+unlink (%+ld kB, err %d)\n",
-			 SIZE / MiB, after - before, err);
+			 "account: MemFree returns within 1 MiB after a %lu MiB write+unlink (%+ld kB in round %d, err %d)\n",
+			 SIZE / MiB, after - before, round + (round < 3), err);
 }
 
 /*

@@ -388,23 +388,11 @@ static int in_memcg(const char *cg, int (*fn)(void))
 	return WEXITSTATUS(st);
 }
 
-/*
- * A memcg's "file" or "file_thp" of memory.stat, in kB, exact.  Reading
- * memory.stat flushes the per-CPU counts only once more than (CPUs + 1)
- * batches of 64 updates (MEMCG_CHARGE_BATCH) have piled up since the last
- * flush (a periodic one every 2 s, say), so it may lag: the 256 kB of
- * slack this once had.  Reading the cgroup's cpu.stat flushes its
- * subtree's rstat counts, memcg's among them, whatever changed.
- */
+/* A memcg's "file" or "file_thp" of memory.stat, in kB, exact. */
 static long memcg_kb(const char *cg, const char *field)
 {
-	char p[160], buf[512];
-	long b;
+	long b = memcg_stat_exact(cg, field);
 
-	snprintf(p, sizeof(p), "%s/cpu.stat", cg);
-	if (read_text(p, buf, sizeof(buf)))
-		return -1;
-	b = cgroup_stat(cg, "memory.stat", field);
 	return b < 0 ? b : b / (long)KiB;
 }
 

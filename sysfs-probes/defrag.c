@@ -35,34 +35,6 @@ static unsigned char *raw;
 static size_t raw_len, nr_thp;
 
 /*
- * Free blocks of 2 MiB or more, in 2 MiB units, from /proc/buddyinfo
- * ("Node 0, zone   DMA32   n0 n1 ... n10").  ZONE_DMA is left out: its
- * lowmem_reserve keeps user allocations away from it.
- */
-static long free_2m_blocks(void)
-{
-	static char buf[4096];
-	long total = 0;
-	char *line, *save = NULL;
-
-	if (read_text("/proc/buddyinfo", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char zone[16], *p = strstr(line, "zone");
-		int order, n;
-		long count;
-
-		if (!p || sscanf(p, "zone %15s%n", zone, &n) != 1 || !strcmp(zone, "DMA"))
-			continue;
-		p += n;
-		for (order = 0; sscanf(p, "%ld%n", &count, &n) == 1; order++, p += n)
-			if (order >= 9)
-				total += count << (order - 9);
-	}
-	return total;
-}
-
-/*
  * Fault THPs into @region from @*off on, node by node, until no free 2 MiB
  * block is left that a THP fault could take; then split each and free all
  * but its first page.  Returns the number of THPs it made.
@@ -126,7 +98,7 @@ static long fragment(void)
 	for (round = 0; round < 4; round++) {
 		n = fill_and_split(region, len, &off);
 		nr_thp += n;
-		left = free_2m_blocks();
+		left = free_2m_blocks(-1);
 		msg("fragmenting, round %d: %zu THPs split, %ld free 2 MiB blocks left\n",
 		    round + 1, n, left);
 		if (!n || left <= 0)

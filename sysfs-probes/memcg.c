@@ -151,7 +151,7 @@ static void test_fits(void)
 	snprintf(path, sizeof(path), "%s/free", dir);
 	unlink(path);
 	oom0 = cgroup_stat(CG, "memory.events", "oom_kill");
-	file0 = cgroup_stat(CG, "memory.stat", "file");
+	file0 = memcg_stat_exact(CG, "file");
 	ok0 = vmstat_get("thp_write_alloc");
 	fail0 = vmstat_get("thp_write_alloc_failed");
 	pmd_fb0 = size_stat(2048, "stats/page_cache_fallback");
@@ -172,7 +172,7 @@ static void test_fits(void)
 		mid += o < 9 && hist[o] > 0;
 	}
 	/* The file is charged to the memcg: the write happened inside it. */
-	file = cgroup_stat(CG, "memory.stat", "file") - file0;
+	file = memcg_stat_exact(CG, "file") - file0;
 	ksft_test_result(exited_ok(st) && cg.joined && cg.done && !cg.err &&
 			 cg.written == (long long)(7 * MiB) && bad < 0 && file >= (long)(7 * MiB) &&
 			 huge >= 1 && fallback >= 1 &&
@@ -217,12 +217,12 @@ static void test_overflow(void)
 
 	oom0 = cgroup_stat(CG, "memory.events", "oom_kill");
 	max0 = cgroup_stat(CG, "memory.events", "max");
-	file0 = cgroup_stat(CG, "memory.stat", "file");
+	file0 = memcg_stat_exact(CG, "file");
 	st = write_in_cg(CG, "big", 64 * MiB, &r);
 	snprintf(path, sizeof(path), "%s/big", dir);
 	oom = cgroup_stat(CG, "memory.events", "oom_kill") - oom0;
 	max = cgroup_stat(CG, "memory.events", "max") - max0;
-	file = cgroup_stat(CG, "memory.stat", "file") - file0;
+	file = memcg_stat_exact(CG, "file") - file0;
 	unlink(path);
 	cur = cgroup_stat(CG, "memory.current", "");
 	/*

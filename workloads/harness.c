@@ -347,9 +347,29 @@ static int file_orders(const char *path, unsigned long *orders)
 	return ok;
 }
 
+/*
+ * Free 2 MiB blocks on each node into @v (at most @max nodes), or one
+ * figure for all memory on a kernel without NUMA.  Returns the count.
+ */
+static int free_2m_per_node(long *v, int max)
+{
+	char path[64];
+	int n;
+
+	for (n = 0; n < max; n++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
+		if (access(path, F_OK))
+			break;
+		v[n] = free_2m_blocks(n);
+	}
+	if (!n)
+		v[n++] = free_2m_blocks(-1);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
-	struct counters a, b;
+	struct counters start, a, b, end;
 	struct result r = { .bad = -1, .corrupt_off = -1 };
 	struct utsname u;
 	struct opts o;
@@ -357,7 +377,8 @@ int main(int argc, char **argv)
 	char fs[256], mopts[256], knob[128] = "n/a", *nl;
 	double wall = 0, cpu = 0;
 	unsigned long orders[MAX_FOLIO_ORDER];
-	int ret = 0, pass, have_orders = 0;
+	long free2m[8];
+	int ret = 0, pass, have_orders = 0, nodes, i;
 
 	parse(argc, argv, &o);
 	if (uname(&u))
@@ -367,6 +388,14 @@ int main(int argc, char **argv)
 	    (nl = strchr(knob, '\n')))
 		*nl = 0;
 
+	/*
+	 * A huge folio needs a free 2 MiB block: with none the kernel falls
+	 * back, as it should.  These and the counters over the whole case
+	 * (the file may be made in prepare) let the verdict tell that from a
+	 * policy that never tried.
+	 */
+	nodes = free_2m_per_node(free2m, 8);
+	counters_read(&start);
 	if (workload.prepare && workload.prepare(&o))
 		ret = fail(&r, "prepare: %s", strerror(errno));
 	settle_slab("radix_tree_node");
@@ -382,6 +411,7 @@ int main(int argc, char **argv)
 		ret = workload.verify(&o, &r);
 	if (o.orders)
 		have_orders = file_orders(o.path, orders);
+	counters_read(&end);
 	if (workload.cleanup)
 		workload.cleanup(&o);
 	if (wl.fd >= 0)
@@ -396,6 +426,8 @@ int main(int argc, char **argv)
 	 * access each.  corrupt_off, bad_off: the byte --corrupt flipped and
 	 * the first bad byte verify() found, null when none.  params.files:
 	 * --files as given, 0 when the file count follows from --size.
+	 * case_deltas: the counters from before prepare to after --orders;
+	 * free_2m: free 2 MiB blocks per node before prepare.
 	 */
 	printf("{\"type\":\"workload\",\"workload\":\"%s\",\"mode\":\"%s\","
 	       "\"params\":{\"size\":%llu,\"bs\":%llu,\"passes\":%d,\"pattern\":\"%s\","
@@ -411,7 +443,13 @@ int main(int argc, char **argv)
 	if (!strcmp(unit, "pages"))
 		printf("\"pages\":%llu,\"pages_s\":%.1f,", (unsigned long long)r.pages,
 		       wall > 0 ? (double)r.pages / wall : 0.0);
-	counters_json(stdout, &a, &b);
+	counters_json(stdout, "deltas", &a, &b);
+	printf(",");
+	counters_json(stdout, "case_deltas", &start, &end);
+	printf(",\"free_2m\":[");
+	for (i = 0; i < nodes; i++)
+		printf("%s%ld", i ? "," : "", free2m[i]);
+	printf("]");
 	if (r.bad >= 0 && !r.error[0])
 		snprintf(r.error, sizeof(r.error), "data mismatch at offset %lld", r.bad);
 	print_off("corrupt_off", r.corrupt_off);
