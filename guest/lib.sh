@@ -92,8 +92,8 @@ run_one() {
 # where a fresh boot's would not, and a check that wants a PMD-sized folio
 # would fail by the order the tests ran in.  Freed slab first (dentries and
 # inodes of deleted files hold pages), then every zone compacted.  Pages
-# waiting in per-CPU free lists are out of its reach (see defrag in
-# tests.list).
+# waiting in a CPU's free lists of its own node's zones are out of its
+# reach (see defrag in tests.list).
 settle() {
 	sync
 	echo 2 >/proc/sys/vm/drop_caches 2>/dev/null

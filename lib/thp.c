@@ -98,9 +98,9 @@ long cgroup_stat(const char *cgroup, const char *file, const char *field)
 
 /*
  * A memcg's memory.stat @field, exact.  Reading memory.stat flushes the
- * per-CPU counts only once more than (CPUs + 1) batches of 64 updates
- * (MEMCG_CHARGE_BATCH) have piled up since the last flush (a periodic
- * one every 2 s), so it may lag.  Reading the cgroup's cpu.stat flushes
+ * per-CPU counts only once more than one batch of 64 pages per online CPU
+ * (MEMCG_CHARGE_BATCH, counted over all memcgs) has piled up since the
+ * last flush (a periodic one every 2 s), so it may lag.  Reading the cgroup's cpu.stat flushes
  * its subtree's rstat counts, memcg's among them, whatever changed.
  */
 long memcg_stat_exact(const char *cgroup, const char *field)
@@ -129,6 +129,25 @@ long slab_bytes(const char *cache)
 		return active * size;
 	}
 	return -1;
+}
+
+/*
+ * Pages waiting in the per-CPU free lists of every zone ("count:" in
+ * /proc/zoneinfo, in pages whatever their order): free, yet not in
+ * MemFree, and a freed huge folio may wait there whole.
+ */
+long pcp_pages(void)
+{
+	static char buf[256 * 1024];
+	long total = 0, n;
+	char *p;
+
+	if (read_text("/proc/zoneinfo", buf, sizeof(buf)))
+		return -1;
+	for (p = buf; (p = strstr(p, "count:")); p += 6)
+		if (sscanf(p + 6, "%ld", &n) == 1)
+			total += n;
+	return total;
 }
 
 /*

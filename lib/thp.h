@@ -28,6 +28,7 @@ long node_meminfo_kb(int node, const char *field);
 long vmstat_get(const char *field);
 long slab_bytes(const char *cache);
 long free_2m_blocks(int node);
+long pcp_pages(void);
 void settle_slab(const char *cache);
 void vm_stat_refresh(void);
 /* @field "" reads a file that holds one number (memory.current). */

@@ -151,12 +151,47 @@ static void write_under(const char *dir, const char *defrag, struct stalls *d)
 
 static const char *dir;
 
+/*
+ * Leave free memory as whole as it was found.  The page kept of each block
+ * goes, when unmapped, to the per-CPU free list of the CPU that unmaps it,
+ * and waits there while the list is under its high mark (thousands of
+ * pages here): no block it sits in can merge, and compaction cannot move
+ * it.  On 6.1 no sysctl drains a CPU's lists of its own node's zones
+ * (vmstat drains other nodes' ones, a batch now and then), but taking a
+ * CPU offline empties all of its lists (page_alloc_cpu_dead()).  So all
+ * is unmapped on the last CPU that can go offline, which then goes
+ * offline and back.  Without one the memory is unmapped all the same.
+ */
+static void give_back(long before)
+{
+	long cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	char online[64] = "";
+	int cycled = 0;
+
+	for (; cpu > 0; cpu--) {
+		snprintf(online, sizeof(online), "/sys/devices/system/cpu/cpu%ld/online", cpu);
+		if (!access(online, W_OK) && !pin_cpu(cpu))
+			break;
+	}
+	munmap(raw, raw_len);
+	raw = MAP_FAILED;
+	if (cpu > 0 && !pin_cpu(0)) {
+		cycled = !write_bytes(online, "0", 1);
+		/* The tests after this one want every CPU. */
+		if (write_bytes(online, "1", 1))
+			ksft_exit_fail_msg("%s: cannot bring CPU %ld back online\n", online, cpu);
+	}
+	msg("given back%s: %ld free 2 MiB blocks (%ld before fragmenting)\n",
+	    cycled ? ", per-CPU lists emptied" : ", per-CPU lists NOT emptied",
+	    free_2m_blocks(-1), before);
+}
+
 /* Two results: under never (the claim), under always (the control). */
 static void test_defrag(void)
 {
 	struct stalls never, always;
+	long left, before = free_2m_blocks(-1);
 	int moved;
-	long left;
 
 	/* All restored at exit. */
 	setting_set(PROACTIVE, "0");
@@ -169,7 +204,7 @@ static void test_defrag(void)
 	write_under(dir, "never", &never);
 	write_under(dir, "always", &always);
 	if (raw != MAP_FAILED)
-		munmap(raw, raw_len);
+		give_back(before);
 	moved = always.compact > 0 || always.alloc > 0;
 	/*
 	 * No stall is only news if the write worked and tried every folio.
