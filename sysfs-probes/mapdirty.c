@@ -84,13 +84,15 @@ static void one(const char *dir, int huge, enum how how)
 			pattern_fill(p + off, PAGE, off, 9);
 	pmd = smaps_get(p, "FilePmdMapped");
 	d = dirty(p, SIZE, stride);
-	munmap(p, SIZE);
 	/*
-	 * A folio still in another CPU's LRU-add batch holds a reference that
-	 * drop_caches cannot drop, and 6.1's drop_caches does not drain those
-	 * batches; a compaction request does (lru_add_drain_all()) first.
+	 * A small folio still in an LRU-add batch holds a reference that
+	 * drop_caches cannot drop, and 6.1's drop_caches drains no batch.
+	 * The probe runs on one CPU, so every folio it added is in that
+	 * CPU's batch, which munmap drains (unmap_region(): lru_add_drain()).
+	 * No compaction: one that migrated a page of the file would put the
+	 * new one in a batch again.
 	 */
-	write_bytes("/proc/sys/vm/compact_memory", "1", 1);
+	munmap(p, SIZE);
 	write_bytes(DROP, "3", 1);
 	left = cached(fd, SIZE);
 	bad = how == READ_ONLY ? fd_check_zero(fd, 0, SIZE) : fd_check_pattern(fd, 0, SIZE, 9);
@@ -118,6 +120,9 @@ int main(int argc, char **argv)
 	/* Only THP: the 4K cases mean the same on a kernel without the series. */
 	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE");
 	ksft_set_plan(2 * 3);
+	/* One CPU: its LRU-add batch is the only one our folios enter. */
+	if (pin_cpu(0))
+		ksft_exit_fail_msg("cannot pin to CPU 0\n");
 	huge = mount_fs("ramfs", "huge=always");
 	small = mount_fs("ramfs", "huge=never");
 	if (!huge || !small)
