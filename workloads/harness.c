@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 	 * (the file may be made in prepare) let the verdict tell that from a
 	 * policy that never tried.
 	 */
-	nodes = free_2m_per_node(free2m, 8);
+	nodes = free_2m_per_node(free2m, sizeof(free2m) / sizeof(free2m[0]));
 	counters_read(&start);
 	if (workload.prepare && workload.prepare(&o))
 		ret = fail(&r, "prepare: %s", strerror(errno));
