@@ -4,6 +4,7 @@
 CACHE   ?= $(HOME)/.cache/thp-pagecache
 OUT     ?= $(CURDIR)/out
 KERNEL  ?= patched
+KERNELS ?= $(KERNEL) $(KERNEL)-debug
 export THP_CACHE := $(CACHE)
 export THP_OUT := $(OUT)
 
@@ -28,6 +29,17 @@ all: kernel initramfs
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## Variables (environment or make's command line).  make test refuses, with
+## PARTIAL:, any that narrows it, and any THP_* variable not listed here:
+##   THP_TESTS="a b"     only these suites of guest/tests.list (narrows)
+##   THP_REQUIRE=0       a skip passes on the patched kernel (narrows)
+##   THP_IMAGE=PATH      boot that bzImage, its .release beside it (narrows)
+##   THP_TEST_TIMEOUT_S  each guest program's time limit (300 s; doubled on debug)
+##   THP_CHECK_FROM=N    check-series: build from patch N on
+##   THP_CHECK_ARCHES    check-series: "x86_64 i386-highmem" (default), or fewer
+##   KERNELS="patched patched-debug"  the kernels make test boots (fewer narrows)
+##   CACHE=DIR OUT=DIR   kernel trees and builds; our outputs
 
 ## deps         install the Debian packages the project needs (apt-get)
 deps: $(DEPS_STAMP)
@@ -66,26 +78,33 @@ initramfs: progs
 shell: kernel initramfs
 	@$(S)/guest.sh $$($(S)/kernel.sh $(VARIANT)) $(OUT)/shell shell
 
-## test         every test on the patched kernel, then on the debug kernel; the counts
-test: tree initramfs
-	@$(S)/test-all.sh $(KERNEL) $(KERNEL)-debug
+## test         the host-side suites, then every test on the patched kernel and on the
+##              debug kernel; count lines for kernel and harness checks, the total last
+test:
+	@$(S)/partial.sh test kernels="$(KERNELS)"
+	@$(MAKE) -s tree initramfs
+	@$(S)/test-all.sh $(KERNELS)
 
-## test-fast    the tests on the patched kernel only (no debug pass)
+## test-fast    the same on the patched kernel only (no debug pass; PARTIAL)
 test-fast: kernel initramfs
-	@$(S)/test.sh $(VARIANT)
+	@$(S)/partial.sh dev "no debug kernel (test-fast)"
+	@$(S)/test-all.sh $(VARIANT)
 
 ## test-stock   the probes on the stock kernel with --require (expected to fail)
 test-stock: initramfs
+	@$(S)/partial.sh dev "the stock kernel alone (test-stock)"
 	@$(MAKE) -s kernel KERNEL=stock
 	@THP_REQUIRE=1 $(S)/test.sh stock
 
 ## test-off     the probes with --require on the patched tree built without the option (expected to fail)
 test-off: initramfs
+	@$(S)/partial.sh dev "the option-off kernel alone (test-off)"
 	@$(MAKE) -s kernel KERNEL=patched-off
 	@THP_REQUIRE=1 $(S)/test.sh patched-off
 
 ## test-debug   the tests on the debug kernel (DEBUG_VM, PROVE_LOCKING, KASAN)
 test-debug: initramfs
+	@$(S)/partial.sh dev "the debug kernel alone, no host-side suites (test-debug)"
 	@$(MAKE) -s kernel DEBUG=1
 	@$(S)/test.sh $(KERNEL)-debug
 
@@ -120,11 +139,13 @@ BENCH_RUN = run() { what=$$1; shift; "$$@" && return 0; rc=$$?; \
 
 ## stress       long fsx run: 4 files in parallel, 250k ops each (>= 1M ops)
 stress: kernel initramfs
+	@$(S)/partial.sh dev "make stress runs the long fsx suite alone"
 	@THP_TESTS=stress THP_TEST_TIMEOUT_S=$${THP_TEST_TIMEOUT_S:-7200} $(S)/test.sh $(VARIANT)
 
 ## profile      perf profile of a workload (WL="read --pattern random --bs 4K --size 64M";
 ##              default 4 KiB writes) on ramfs huge/4K and tmpfs huge; ICOUNT=1 for -icount
 profile: kernel initramfs
+	@$(S)/partial.sh dev "make profile runs the profile suite alone"
 	@THP_TESTS=profile $(if $(ICOUNT),THP_ICOUNT=1) $(S)/test.sh $(VARIANT) \
 		$(if $(WL),thp.profile=$(subst $(space),$(comma),$(WL))) >/dev/null || true
 	@grep '^# ' $(OUT)/profile-$(VARIANT)/console.log | grep -v '^# Totals'
@@ -137,11 +158,11 @@ insns: kernel initramfs progs
 	@$(if $(WL),THP_INSNS_WL="$(WL)") $(if $(PER),THP_INSNS_PER=$(PER)) \
 		$(if $(MOUNTS),THP_INSNS_MOUNTS="$(MOUNTS)") $(S)/insns.sh $(VARIANT)
 
-## tables       rewrite README.md's and cover.txt's result tables from out/ (bench,
-##              bench-counts, icount-*, test-patched); fails on missing or stale data
+## tables       write RESULTS.md and cover.txt's result tables from out/ (bench,
+##              bench-counts, icount-*, insns, test-patched); fails on missing or stale data
 .PHONY: tables
 tables:
-	@$(PY) analysis/tables.py --out $(OUT) README.md thp-series/cover.txt
+	@$(PY) analysis/tables.py --out $(OUT) --results RESULTS.md thp-series/cover.txt
 
 ## export       regenerate thp-series/*.patch and series from the tree's commits
 export:

@@ -59,9 +59,11 @@ limited() {
 }
 
 # run_one SUITE CMD...: run one test program in its own process group under
-# the time limit; echo its output to the console and forward every line of
-# it (stdout and stderr) as {"type":"out","suite":S,"line":...}, then one
-# {"type":"exit","suite":S,"rc":N,"timeout":0|1,"secs":N,"limit":N}.
+# the time limit (THP_SUITE_LIMIT if set, else THP_TEST_TIMEOUT); echo its
+# output to the console and forward every line of it (stdout and stderr)
+# as {"type":"out","suite":S,"line":...}, then one
+# {"type":"exit","suite":S,"rc":N,"timeout":0|1,"secs":N,"limit":N,
+# "taint0":N,"taint1":N}.
 run_one() {
 	suite=$1; shift
 	echo "== $suite: $*" >"$console"
@@ -74,7 +76,12 @@ run_one() {
 		-e "s/^/{\"type\":\"out\",\"suite\":\"$suite\",\"line\":\"/" -e 's/$/"}/' <$fifo &
 	reader=$!
 	t0=$(date +%s)
-	limited "$THP_TEST_TIMEOUT" --group "$@" >$fifo 2>&1
+	# The taint flags before and after, as LTP reads them: a WARN (flag W)
+	# is charged to the program that caused it.
+	taint0=$(cat /proc/sys/kernel/tainted 2>/dev/null || echo null)
+	limit=${THP_SUITE_LIMIT:-$THP_TEST_TIMEOUT}
+	limited "$limit" --group "$@" >$fifo 2>&1
+	taint1=$(cat /proc/sys/kernel/tainted 2>/dev/null || echo null)
 	secs=$(( $(date +%s) - t0 ))
 	# The group is gone, so the fifo's writers are; bound the wait anyway.
 	( sleep 10; kill $reader 2>/dev/null ) >/dev/null 2>&1 &
@@ -82,7 +89,7 @@ run_one() {
 	wait $reader
 	kill $k 2>/dev/null
 	rm -f $fifo
-	echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":$lim_rc,\"timeout\":$lim_timeout,\"secs\":$secs,\"limit\":$THP_TEST_TIMEOUT}"
+	echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":$lim_rc,\"timeout\":$lim_timeout,\"secs\":$secs,\"limit\":$limit,\"taint0\":$taint0,\"taint1\":$taint1}"
 }
 
 # settle: give the next test or case the free memory a fresh boot would.
@@ -107,8 +114,17 @@ settle() {
 THP_CASES=${THP_CASES:-/guest/cases.txt}
 case_list() {
 	awk -F'|' -v col="$1" '
-		/^#/ || !NF { next }
+		/^#/ || !NF || NF == 1 { next }
 		{ for (i = 1; i <= NF; i++) gsub(/^[ \t]+|[ \t]+$/, "", $i) }
 		!c { for (i = 1; i <= NF; i++) if ($i == col) c = i; if (!c) exit; next }
 		$c != "-" { print $c "|" $1 }' "$THP_CASES" 2>/dev/null | sort -n | cut -d'|' -f2
 }
+
+# case_setting NAME: the value of guest/cases.txt's "NAME: value" line.
+case_setting() {
+	sed -n "s/^$1:[[:space:]]*//p" "$THP_CASES" 2>/dev/null | head -n 1
+}
+
+# arg NAME: the value of the last NAME=value on the kernel command line, or
+# nothing.  The one /proc/cmdline parser: init and every script source it.
+arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }

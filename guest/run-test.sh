@@ -13,13 +13,17 @@ i=0
 # status says so and init writes no end marker.
 while read -r name cmd; do
 	i=$((i + 1))
-	# "name!" runs only when named in $THP_TESTS.
+	# "name@N": N times the per-program limit, for a suite of cases each
+	# with a limit of its own; "name!" runs only when named in $THP_TESTS.
+	mult=1
+	case "$name" in *@*) mult=${name##*@} name=${name%@*} ;; esac
 	case "$name" in *!) [ -z "$THP_TESTS" ] && continue; name=${name%!} ;; esac
 	if [ -n "$THP_TESTS" ] && ! echo " $THP_TESTS " | grep -q " $name "; then
 		continue
 	fi
 	echo "{\"type\":\"progress\",\"msg\":\"test $i/$n: $name\"}"
 	# shellcheck disable=SC2086
+	THP_SUITE_LIMIT=$((THP_TEST_TIMEOUT * mult))
 	run_one "$name" $cmd
 	# Leave no state behind for the next test.
 	rm -rf /mnt/ramfs/* /mnt/ramfs-4k/* /mnt/tmpfs-huge/* /mnt/tmpfs/* 2>/dev/null

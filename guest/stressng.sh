@@ -23,7 +23,6 @@
 # STRESSNG_MOUNTS=huge,4k,knob: the mounts, in order.
 . /guest/lib.sh
 
-arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 # The kernel command line wins over the arguments.
 secs=$(arg thp.stressng_secs)
 secs=${secs:-${1:-3}}
@@ -45,11 +44,11 @@ mounts=$(echo "${STRESSNG_MOUNTS:-huge,4k,knob}" | tr , ' ')
 SLACK=256
 KNOB=/sys/kernel/mm/transparent_hugepage/page_cache
 HUGE=/mnt/stressng-huge
-# The host's list (scripts/verdict.py SPLATS) and lockdep's reports.
-SPLATS='BUG:|WARNING:|Oops|KASAN|possible circular locking|INFO: task .* blocked|Kernel panic|general protection fault|vmstat_refresh: |lockdep|inconsistent lock state|list_(add|del) corruption'
 T=/tmp/stressng
 rm -rf $T
 mkdir -p $T
+# The splat patterns: the one list, guest/splats.ere, without its comments.
+grep -v -e '^#' -e '^$' /guest/splats.ere >$T/splats
 
 # The table: guest/stressng.table unless TABLE (or thp.stressng_table=)
 # names another.
@@ -179,7 +178,7 @@ sng() {
 	else
 		cp $T/dmesg $T/since	# the ring wrapped: all of it, to be safe
 	fi
-	splat=$(grep -E "$SPLATS" $T/since | head -n 5)
+	splat=$(grep -E -f $T/splats $T/since | head -n 5)
 	# aiol reports a bad read back as info ("unexpected data mismatch").
 	fails=$(grep -E '^stress-ng: (fail|error):|data mismatch' $T/log | head -n 5)
 	skip=$(grep -iE 'skipping|will be skipped|not implemented' $T/log | grep -vi 'not skipping' | head -n 1)

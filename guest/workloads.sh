@@ -2,15 +2,14 @@
 # Every workload in a small verify mode on each filesystem/policy, then each
 # once more with --corrupt on ramfs.  Each run prints its own JSON object and
 # then one {"type":"case",...} line with its exit status; the host
-# (scripts/verdict.py) builds the expected cases from the "test" column of
-# guest/cases.txt and dirs= and corrupt_dir= below (keep each on one line),
-# and judges every case: a run that crashes, exits non-zero or hangs fails
-# by name.
+# (scripts/verdict.py) builds the expected cases from the "test" column and
+# the dirs: and corrupt_dir: lines of guest/cases.txt, and judges every
+# case: a run that crashes, exits non-zero or hangs fails by name.
 . /guest/lib.sh
 size=${THP_SIZE_MB:-16}M
 cases=$(case_list test)
-dirs="/mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge /mnt/tmpfs"
-corrupt_dir=/mnt/ramfs
+dirs=$(case_setting dirs)
+corrupt_dir=$(case_setting corrupt_dir)
 
 # one DIR CORRUPT "CASE" ARGS...: run wl-CASE ARGS on DIR, then its case line.
 one() {
@@ -23,6 +22,7 @@ one() {
 }
 
 [ -n "$cases" ] || { echo "workloads.sh: no \"test\" cases in $THP_CASES" >&2; exit 1; }
+[ -n "$dirs" ] && [ -n "$corrupt_dir" ] || { echo "workloads.sh: no dirs: or corrupt_dir: in $THP_CASES" >&2; exit 1; }
 echo "$cases" | grep -v '^$' >/tmp/workloads.cases
 for dir in $dirs; do
 	# A kernel with the knob must take it: the verdict then wants PMD folios.

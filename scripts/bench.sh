@@ -19,6 +19,14 @@ slub="slub_debug=F,radix_tree_node"
 "$TOP/scripts/guest.sh" "$image" "$dir" bench "${THP_BENCH_TIMEOUT_S:-3000}" -- \
 	"thp.suite=$suite" $slub "$@" || rc=$?
 grep '"type":"workload"' "$dir/results.jsonl" >"$dir/workloads.jsonl" || true
+# A kernel that warned gets no report: its figures are not of a working kernel.
+rm -f "$dir/report.md" "$dir"/*.png
+splats=$(splat_lines "$dir/console.log")
+if [ -n "$splats" ]; then
+	echo "$splats" | head -n 5 | sed 's/^/splat: /' >&2
+	echo "$suite: the kernel log has a splat ($dir/console.log): no report written" >&2
+	exit 1
+fi
 "$PY" "$TOP/analysis/report.py" "$dir/workloads.jsonl" --out "$dir" \
 	--title "$suite suite, $(basename "$image" .bzImage), $(date -u +%F)" >/dev/null || rc=1
 if [ -f "$dir/report.md" ]; then

@@ -57,8 +57,7 @@ why="qemu status $rc"
 [ "$rc" = 124 ] && why="timeout after ${timeout}s: hang?"
 check "$([ "$rc" = 0 ] && grep -qx 'i386-init: probe-verify exit status 0' "$dir/console.txt" && echo 1)" \
 	"host: probe-verify finished with status 0 ($why)"
-splats=$(grep -E 'BUG:|WARNING:|Oops|possible circular locking|INFO: task .* blocked|Kernel panic|general protection fault' \
-	"$dir/console.txt" || true)
+splats=$(splat_lines "$dir/console.txt")
 check "$([ -z "$splats" ] && echo 1)" "host: kernel log has no splat"
 [ -z "$splats" ] || echo "$splats" | head -n 5 | sed 's/^/# splat: /'
 echo "# console: $dir/console.txt"

@@ -95,3 +95,9 @@ write_meta() {
 		"$suite" "$(cat "${image%.bzImage}.release" 2>/dev/null || true)" "$(basename "$image")" \
 		"$series" "$commit" "$(date -u +%FT%TZ)" "${THP_TESTS:-}" >"$dir/meta.json"
 }
+
+# splat_lines FILE: the kernel log lines of FILE that fail a run (the
+# patterns of guest/splats.ere, the one list).
+splat_lines() {
+	grep -E -f <(grep -v -e '^#' -e '^$' "$TOP/guest/splats.ere") "$1" || true
+}

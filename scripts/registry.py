@@ -1,6 +1,7 @@
 """The case registry, guest/cases.txt, for the host's Python: one row per
-workload case, columns separated by "|", "-" for empty (the guest reads
-the same file with case_list() in guest/lib.sh).
+workload case, columns separated by "|", "-" for empty, and "NAME: value"
+settings lines (where the suite runs its cases).  The guest reads the same
+file with case_list() and case_setting() in guest/lib.sh.
 
 read() checks the file as a whole, so that a typo fails here with its
 line number rather than as a case that silently never runs."""
@@ -11,6 +12,25 @@ PATH = os.path.join(TOP, "guest", "cases.txt")
 # Columns that order a list: each holds a position (1, 2, ...) or "-".
 LISTS = ("test", "run", "bench", "icount", "table", "iozone")
 COLUMNS = ("case",) + LISTS + ("target", "goal", "as", "2013")
+SETTINGS = ("dirs", "corrupt_dir")
+
+
+def setting_line(line):
+    """(name, value) of a "NAME: value" line, else None."""
+    name, sep, value = line.partition(":")
+    if sep and "|" not in line and name.strip() in SETTINGS:
+        return name.strip(), value.strip()
+    return None
+
+
+def settings(path=PATH):
+    """{name: value} of the settings lines; ValueError if one is missing."""
+    with open(path, encoding="utf-8") as f:
+        got = dict(filter(None, (setting_line(ln) for ln in f if not ln.startswith("#"))))
+    missing = [s for s in SETTINGS if not got.get(s)]
+    if missing:
+        raise ValueError(f"{path}: no setting {', '.join(missing)}")
+    return got
 
 
 def read(path=PATH):
@@ -18,7 +38,7 @@ def read(path=PATH):
     rows, header = [], None
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
-            if not line.strip() or line.startswith("#"):
+            if not line.strip() or line.startswith("#") or setting_line(line):
                 continue
             cells = [c.strip() for c in line.split("|")]
             if header is None:

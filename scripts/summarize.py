@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""One boot's verdict: the guest's results (JSON lines) plus the host's own
-suites, judged against what should have run (scripts/verdict.py), as TAP
-lines and the closing 'N passed, N failed, N skipped' line.  Exit 1 on any
-failure."""
+"""One boot's verdict, or the host-side suites' (--no-guest): the results
+(JSON lines) judged against what should have run (scripts/verdict.py), as
+TAP lines, the kernel and harness count lines and the closing
+'N passed, N failed, N skipped' line.  Exit 1 on any failure."""
 import argparse
 import json
 import os
@@ -14,8 +14,10 @@ import verdict  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--results", required=True)
-    ap.add_argument("--console", required=True)
+    ap.add_argument("--results")
+    ap.add_argument("--console")
+    ap.add_argument("--no-guest", action="store_true",
+                    help="host-side suites alone: no boot, no guest suites expected")
     ap.add_argument("--release", help="kernel release the guest must report")
     ap.add_argument("--guest-rc", type=int, default=0)
     ap.add_argument("--host", action="append", default=[],
@@ -28,31 +30,37 @@ def main(argv=None):
                     help="the kernel must have the feature: a skip is a failure")
     ap.add_argument("--summary", help="append totals as one JSON line here")
     a = ap.parse_args(argv)
+    if not a.no_guest and not (a.results and a.console):
+        ap.error("--results and --console are required unless --no-guest")
 
-    rows = verdict.load(a.results)
+    rows = [] if a.no_guest else verdict.load(a.results)
     for h in a.host:
         rows += verdict.load(h)
     pre = []
     try:
-        expected, unknown = verdict.expected_suites(verdict.read_tests_list(a.tests_list), a.tests)
+        expected, unknown = ([], []) if a.no_guest else verdict.expected_suites(
+            verdict.read_tests_list(a.tests_list), a.tests)
     except OSError as e:
         expected, unknown = [], []
         pre.append(("fail", "host: read the test list", str(e)))
     cases = {}
-    for suite, script in verdict.CASE_SCRIPTS.items():
+    for suite in verdict.CASE_SUITES:
         if suite in expected:
             try:
-                cases[suite] = verdict.read_case_lists(script)
+                cases[suite] = verdict.read_case_lists()
             except (OSError, ValueError) as e:
                 pre.append(("fail", f"host: read the case list of {suite}", str(e)))
+    console = []
     try:
-        with open(a.console, encoding="utf-8", errors="replace") as f:
-            console = f.readlines()
+        if not a.no_guest:
+            with open(a.console, encoding="utf-8", errors="replace") as f:
+                console = f.readlines()
     except OSError as e:
         console = [f"no console log: {e}\n"]
         pre.append(("fail", "host: console log", str(e)))
     out, info, hits = verdict.judge(rows, expected, unknown, a.require, a.release,
-                                    a.guest_rc, console, a.host_suite, cases)
+                                    a.guest_rc, console, a.host_suite, cases,
+                                    guest=not a.no_guest)
     counts = verdict.render(pre + out, info, hits)
     if a.summary:
         with open(a.summary, "a", encoding="utf-8") as f:

@@ -1,24 +1,23 @@
 #!/usr/bin/env bash
-# make test: test.sh on each variant in turn (the patched kernel, then the
-# debug kernel), each with its own TAP and count line, then the total as
-# the last line.  Non-zero if any variant failed.
+# make test: the host-side suites once, then test.sh on each kernel in turn
+# (the patched kernel, then the debug kernel), each with its own TAP and
+# count lines; last the kernel and harness count lines and the total over
+# them all (verdict.py total).  Non-zero if anything failed.
 # usage: test-all.sh VARIANT...
 . "$(dirname "$0")/common.sh"
 
-pass=0 fail=0 skip=0 rc=0
+rc=0
+sums=()
+echo "# == host-side suites"
+"$TOP/scripts/host-suites.sh" "$1" || rc=1
+sums+=("host=$OUT/test-host/summary.json")
 for v in "$@"; do
 	sum=$OUT/test-$v/summary.json
 	rm -f "$sum"
 	echo "# == $v kernel"
 	"$TOP/scripts/test.sh" "$v" || rc=1
-	if [ -f "$sum" ]; then
-		read -r p f s < <("$PY" -c 'import json,sys; c=json.load(open(sys.argv[1])); print(c["pass"], c["fail"], c["skip"])' "$sum")
-		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	else
-		echo "not ok - $v: no summary (build or boot failed)"
-		fail=$((fail + 1)) rc=1
-	fi
+	sums+=("$v=$sum")
 done
-echo "# total over: $*"
-echo "$pass passed, $fail failed, $skip skipped"
+echo "# total over: host-side suites and $*"
+"$PY" "$TOP/scripts/verdict.py" total "${sums[@]}" || rc=1
 exit "$rc"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# make test: boot the kernel once, run guest/tests.list, add the host's own
-# checks, print TAP and the closing count line; non-zero on any failure.
+# One boot of make test: boot the kernel once, run guest/tests.list, print
+# the verdict's TAP and count lines; non-zero on any failure.  The host-side
+# suites run once per make test (host-suites.sh, from test-all.sh).
 # usage: test.sh VARIANT [extra kernel args]
-# THP_IMAGE=path boots that bzImage as VARIANT instead of building one (its
-# release is checked only if a .release file lies beside it).
+# THP_IMAGE=path boots that bzImage as VARIANT instead of building one (a
+# .release file must lie beside it, or the release check fails).
 # Results go to $OUT/test-VARIANT, which make tables reads; a profile or
 # stress run (THP_TESTS=profile, stress) to $OUT/profile-VARIANT or
 # $OUT/stress-VARIANT, apart from them.
@@ -19,34 +20,8 @@ profile|stress) name=$THP_TESTS ;;
 esac
 dir=$OUT/$name-$variant
 mkdir -p "$dir"
-host=$dir/host.jsonl
-: >"$host"
 rm -f "$dir/summary.json"
 write_meta "$dir" "$name-$variant" "$image"
-
-# Host-side suites that need no guest: the unit tests of the analysis and
-# of the verdict code, and the kernel's XArray test suite built from the
-# tree this kernel comes from.  Each runs as a suite (verdict.py host-run):
-# a failure or a crash is counted in the total, it does not stop the boot.
-# The XArray suite tests the tree, not the kernel: once per make test, on
-# the non-debug boot, and not in a run of some tests alone (THP_TESTS).
-case "$variant" in stock*) tree=$STOCK ;; *) tree=$SRC ;; esac
-suites="analysis:analysis/test_report.py tables:analysis/test_tables.py verdict:scripts/test_verdict.py"
-case "$variant" in
-*-debug) ;;
-*) [ -n "${THP_TESTS:-}" ] || suites+=" xarray:scripts/xarray-test.sh" ;;
-esac
-host_suites=()
-for t in $suites; do
-	suite=${t%%:*} t=${t#*:}
-	case "$t" in
-	*.py) cmd=("$PY" "$TOP/$t") ;;
-	*) cmd=(bash "$TOP/$t" "$tree") ;;
-	esac
-	host_suites+=(--host-suite "$suite")
-	"$PY" "$TOP/scripts/verdict.py" host-run "$suite" --timeout 300 -- "${cmd[@]}" >>"$host" ||
-		echo "{\"type\":\"exit\",\"suite\":\"$suite\",\"rc\":255}" >>"$host"
-done
 
 # One time limit: THP_TEST_TIMEOUT_S is the limit of each program in the
 # guest (doubled on the debug kernel), forwarded as thp.timeout=.  The boot
@@ -69,5 +44,5 @@ grc=0
 THP_GUEST_IDLE_S=$((per + 120)) "$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
 	thp.timeout="$per" ${THP_TESTS:+thp.tests=${THP_TESTS// /,}} ${require:+thp.require=1} "$@" || grc=$?
 "$PY" "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
-	--release "$release" --guest-rc "$grc" --host "$host" "${host_suites[@]}" \
+	--release "$release" --guest-rc "$grc" \
 	--tests "${THP_TESTS:-}" ${require:+--require} --summary "$dir/summary.json"

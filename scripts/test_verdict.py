@@ -23,7 +23,6 @@ import verdict  # noqa: E402
 DATA = os.path.join(HERE, "testdata", "verdict")
 TOP = os.path.dirname(HERE)
 results = []
-verdict.CASE_SCRIPTS = {"workloads": os.path.join(DATA, "workloads.sh")}
 verdict.CASES = os.path.join(DATA, "cases.txt")
 
 
@@ -32,7 +31,7 @@ def check(cond, name, detail=""):
 
 
 def boot(parts, console="console-clean.log", tests="", require=True, guest_rc=0,
-         host=None, end="end.jsonl"):
+         host=None, end="end.jsonl", release="6.1.192"):
     """Run summarize.py on base + parts; returns (exit status, output lines)."""
     tmp = tempfile.mkdtemp()
     try:
@@ -42,7 +41,7 @@ def boot(parts, console="console-clean.log", tests="", require=True, guest_rc=0,
                 with open(os.path.join(DATA, p)) as g:
                     f.write(g.read())
         args = ["--results", res, "--console", os.path.join(DATA, console),
-                "--release", "6.1.192", "--guest-rc", str(guest_rc),
+                "--release", release, "--guest-rc", str(guest_rc),
                 "--tests-list", os.path.join(DATA, "tests.list"), "--tests", tests]
         if require:
             args.append("--require")
@@ -154,6 +153,8 @@ cases = [
                      {"type": "exit", "suite": "unit", "rc": 1}]},
      ("unit: report.py sums",), "a failing host-side unit test counts as a failure"),
     (GOOD, {"host": []}, ("unit: did not run",), "a host-side suite that did not run fails"),
+    (GOOD, {"release": ""}, ("host: guest runs the kernel just built", "no .release"),
+     "a kernel without its .release fails the release check"),
 ]
 for parts, kw, words, name in cases:
     rc, out = boot(parts, **kw)
@@ -201,11 +202,15 @@ names = [n for n, _ in tests]
 exp, unk = verdict.expected_suites(tests, "")
 check(len(names) == len(set(names)) and "knob" in exp and "stress" not in exp and not unk,
       f"guest/tests.list: {len(exp)} suites by default, name! ones left out")
+check(verdict.tests_list_name("workloads@4") == ("workloads", False, 4)
+      and verdict.tests_list_name("stress!@2") == ("stress", True, 2)
+      and verdict.tests_list_name("knob") == ("knob", False, 1),
+      "tests.list: name@N gives a suite N limits, name! runs it only when named")
 exp, unk = verdict.expected_suites(tests, "stress,knob")
 check(exp == ["knob", "stress"] and not unk, "THP_TESTS picks names in list order, name! included")
-wcases = verdict.read_case_lists(os.path.join(TOP, "guest", "workloads.sh"), registry.PATH)
+wcases = verdict.read_case_lists(registry.PATH)
 check(len(wcases) >= 20 and len(set(wcases)) == len(wcases) and any(c[2] for c in wcases),
-      f"guest/workloads.sh with guest/cases.txt: {len(wcases)} expected cases (with --corrupt)")
+      f"guest/cases.txt: {len(wcases)} expected workload cases (with --corrupt)")
 
 # The registry: the real one parses, each list in its order; a bad one
 # fails with its line.
@@ -218,7 +223,8 @@ check(all(c in lists["bench"] for c in lists["table"] + lists["iozone"]),
       "every case of the headline and IOzone tables runs in make bench")
 with tempfile.TemporaryDirectory() as d:
     good = open(registry.PATH).read()
-    head, first = [l for l in good.splitlines() if l and not l.startswith("#")][:2]
+    head, first = [l for l in good.splitlines()
+                   if l and not l.startswith("#") and not registry.setting_line(l)][:2]
     for name, text, words in (
             ("a case listed twice", good + first + "\n", "listed twice"),
             ("a position out of sequence", good.replace(first, first.replace("| 1 ", "| 9 ", 1)),
@@ -228,12 +234,14 @@ with tempfile.TemporaryDirectory() as d:
             ("a row short of a column", good + "write --bs 8K | 1\n", "2 columns"),
             ("a case of no workload", good.replace(first, "wirte" + first[5:], 1), "no workload wirte"),
             ("a header without a column", good.replace(head, head.replace("| table ", "| tabel ")),
-             "lacks column(s) table")):
+             "lacks column(s) table"),
+            ("no dirs: line", good.replace("\ndirs:", "\n#dirs:"), "no setting dirs")):
         bad = os.path.join(d, "cases.txt")
         with open(bad, "w") as f:
             f.write(text)
         try:
             registry.read(bad)
+            registry.settings(bad)
             msg = ""
         except ValueError as e:
             msg = str(e)
@@ -245,7 +253,7 @@ check([p[3] for p in t["points"]] == ["SKIP", "TODO"] and t["points"][0][2] == "
       and t["points"][0][4] == "why", "directives SKIP and TODO are read; 'okay' is no test point")
 
 # Directives as TAP 13 has them, and TODO no softer than SKIP.
-EXIT0 = {"type": "exit", "rc": 0}
+EXIT0 = {"type": "exit", "rc": 0, "taint0": 0, "taint1": 0}
 
 
 def statuses(lines, require, rc=0):
@@ -263,6 +271,60 @@ check(statuses(["1..1", "ok 1 # SKIP no numactl"], False) == ["skip"],
       "'# SKIP' right after the number is a directive")
 check(verdict.SPLATS.search("[   12.3] vmstat_refresh: nr_dirty -511"),
       "a negative vmstat counter (vmstat_refresh: warning) is a splat")
+for line in ("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
+             "rcu: INFO: rcu_sched self-detected stall on CPU",
+             "watchdog: BUG: soft lockup - CPU#1 stuck for 64s! [probe-knob:231]",
+             "INFO: trying to register non-static key.",
+             "UBSAN: shift-out-of-bounds in mm/filemap.c:12:3"):
+    check(verdict.SPLATS.search(line), f"splat pattern: {line[:40]}")
+check(not verdict.SPLATS.search("[    0.1] rcu: Hierarchical RCU implementation."),
+      "splat pattern: RCU's boot banner is no splat")
+hits = verdict.splat_hits(["== smoke: /guest/smoke.sh\n", "== knob: probe-knob\n",
+                           "[ 1.0] WARNING: CPU: 1 PID: 2 at mm/filemap.c:1 x\n"])
+check(hits == ["[ 1.0] WARNING: CPU: 1 PID: 2 at mm/filemap.c:1 x [during knob]"],
+      "a splat is charged to the program that was running", hits)
+
+# Taint: a flag a program raised fails it by name; unread flags fail.
+res, _ = verdict.judge_suite("knob", ["1..1", "ok 1 a"], dict(EXIT0, taint0=0, taint1=1 << 9))
+check(("fail", "knob: tainted the kernel", "new taint flags W (0x200)") in res,
+      "taint: a WARN during a program fails that program, flag W named", res)
+res, _ = verdict.judge_suite("knob", ["1..1", "ok 1 a"], dict(EXIT0, taint0=1 << 9, taint1=1 << 9))
+check([st for st, _, _ in res] == ["pass"], "taint: a flag set before the program is not its", res)
+res, _ = verdict.judge_suite("knob", ["1..1", "ok 1 a"], {"type": "exit", "rc": 0})
+check(any(n == "knob: taint flags not read" for st, n, _ in res if st == "fail"),
+      "taint: a guest exit record without the flags fails", res)
+
+# "not run: <reason>": skipped, accepted under --require only for a listed reason.
+nr = ["1..1", "ok 1 pmd # SKIP not run: allocator: no 2 MiB block (thp_file_fallback +1)"]
+res, _ = verdict.judge_suite("s", nr, EXIT0, True)
+check([st for st, _, _ in res] == ["notrun"], "not run: a listed reason passes --require", res)
+res, _ = verdict.judge_suite("s", ["1..1", "ok 1 pmd # SKIP not run: no madvise"], EXIT0, True)
+check([st for st, _, _ in res] == ["fail"], "not run: an unlisted reason fails --require", res)
+buf = io.StringIO()
+with redirect_stdout(buf):
+    c = verdict.render([("notrun", "s: pmd", "allocator: x"), ("pass", "s: a", ""),
+                        ("pass", "verdict: b", "")], [], [])
+lines = buf.getvalue().splitlines()
+check(c["skip"] == 1 and c["notrun"] == 1 and "ok 1 s: pmd # SKIP not run: allocator: x" in lines
+      and "# not run: s: pmd: allocator: x" in lines
+      and "# kernel checks: 1 passed, 0 failed, 1 skipped (1 of them not run)" in lines
+      and "# harness checks: 1 passed, 0 failed, 0 skipped" in lines
+      and lines[-1] == "2 passed, 0 failed, 1 skipped",
+      "render: not run listed on its own line; kernel and harness count lines; the total last",
+      "\n".join(lines))
+
+# The total of a make test: a missing summary fails by name.
+with tempfile.TemporaryDirectory() as d:
+    sp = os.path.join(d, "s.json")
+    with open(sp, "w") as f:
+        f.write(json.dumps(c) + "\n")
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        tot = verdict.total([f"host={sp}", f"patched={sp}", f"patched-debug={d}/nope.json"])
+    lines = buf.getvalue().splitlines()
+    check(tot["fail"] == 1 and tot["pass"] == 4 and lines[-1] == "4 passed, 1 failed, 2 skipped"
+          and any(l.startswith("not ok - patched-debug: no summary") for l in lines),
+          "total: adds the summaries; a missing one fails by name", "\n".join(lines))
 
 # Host-side suites: exit status and time limit count.
 r = verdict.host_run("h", ["sh", "-c", "echo 1..1; echo ok 1 fine; exit 3"], 10)
@@ -278,7 +340,7 @@ buf = io.StringIO()
 with redirect_stdout(buf):
     verdict.main(["host-run", "cli", "--timeout", "5", "--", "sh", "-c", "echo 1..1; echo ok 1 x"])
 r = [json.loads(l) for l in buf.getvalue().splitlines()]
-check(r[-1] == {"type": "exit", "suite": "cli", "rc": 0, "timeout": 0, "limit": 5}
+check(r[-1] == {"type": "exit", "suite": "cli", "rc": 0, "timeout": 0, "limit": 5, "host": True}
       and r[1]["line"] == "ok 1 x", "verdict.py host-run SUITE --timeout N -- CMD: the command after --")
 
 # The guest's runner under busybox: output forwarded, exit status, time limit.
@@ -338,9 +400,14 @@ check(verdict.judge_case({"rc": 0}, [never]) == ("pass", ""),
 big = dict(never, orders={"0": 4, "2": 2})
 st, why = verdict.judge_case({"rc": 0}, [big])
 check(st == "fail" and "order 2" in why, "orders: a large folio on huge=never fails the case", why)
-check(verdict.judge_case({"rc": 0}, [dict(big, mount="rw,huge=always")]) == ("pass", "")
-      and verdict.judge_case({"rc": 0}, [dict(never, orders=None)]) == ("pass", ""),
-      "orders: large folios elsewhere, or no orders reported, are no verdict")
+check(verdict.judge_case({"rc": 0}, [dict(big, mount="rw,huge=always")]) == ("pass", ""),
+      "orders: large folios elsewhere are no verdict")
+st, why = verdict.judge_case({"rc": 0}, [dict(never, orders=None)])
+check(st == "fail" and "no folio orders" in why, "orders: a case that reports none fails", why)
+check(verdict.judge_orders(dict(never, orders=None, workload="memcpy"))[0] == "pass"
+      and verdict.judge_orders(dict(never, orders=None, workload="smallfiles"))[0] == "pass"
+      and verdict.judge_orders(dict(never, orders=None, params={"mode": "punch"}))[0] == "pass",
+      "orders: memcpy, smallfiles and punched holes report none, each for a reason")
 # MADV_COLLAPSE: PMD-sized folios only, whatever the mount says.
 coll = dict(never, workload="collapse", orders={"9": 8}, params={"size": 16 << 20})
 check(verdict.judge_orders(coll) == ("pass", ""),
@@ -353,7 +420,7 @@ always = {"ok": True, "workload": "write", "fs": "ramfs", "mount": "rw,relatime"
           "knob": "[always] within_size advise never", "params": {"size": 16 << 20},
           "orders": {"0": 4096}}
 st, why = verdict.judge_orders(always)
-check(st == "fail" and "no PMD-sized folio" in why,
+check(st == "fail" and "0 PMD-sized folios of 8" in why,
       "orders: small folios only where the knob says always fails", why)
 check("allocation failed" not in why, "orders: no failure counted, none named", why)
 st, why = verdict.judge_orders(dict(always, deltas={"thp_file_fallback": 8, "pgfault": 3}))
@@ -362,9 +429,16 @@ check(st == "fail" and why.endswith("; allocation failed: thp_file_fallback +8")
 # A file made in prepare: the whole case's counters, not the timed run's.
 st, why = verdict.judge_orders(dict(always, deltas={"thp_file_fallback": 0},
                                     case_deltas={"thp_file_fallback": 8}, free_2m=[0, 80]))
-check(st == "fail" and why.endswith("; allocation failed: thp_file_fallback +8; "
-                                    "free 2 MiB blocks per node before: [0, 80]"),
-      "orders: the case's failed allocations and free blocks are named", why)
+check(st == "notrun" and why.startswith("allocator: ")
+      and why.endswith("; allocation failed: thp_file_fallback +8; "
+                       "free 2 MiB blocks per node before: [0, 80]"),
+      "orders: a failed allocation on a node short of free 2 MiB blocks did not run, named", why)
+st, why = verdict.judge_orders(dict(always, case_deltas={"thp_file_fallback": 8},
+                                    free_2m=[900, 880]))
+check(st == "fail", "orders: a failed allocation with free 2 MiB blocks on every node fails", why)
+st, why = verdict.judge_orders(dict(always, orders={"9": 7, "0": 512}))
+check(st == "fail" and "7 PMD-sized folios of 8" in why,
+      "orders: one PMD folio short of size / 2 MiB fails", why)
 check(verdict.judge_orders(dict(always, orders={"9": 8})) == ("pass", "")
       and verdict.judge_orders(dict(always, params={"size": 16 << 20, "madvise": "nohuge"}))
       == ("pass", "")

@@ -4,7 +4,7 @@
 The guest forwards what each program printed ({"type":"out"} lines) and how
 it ended ({"type":"exit"}: status, killed by its time limit); it judges
 nothing.  Here the expected suites come from guest/tests.list (and the
-expected workload cases from guest/cases.txt and guest/workloads.sh), TAP
+expected workload cases from guest/cases.txt), TAP
 is parsed in full (plan, numbering, directives, "Bail out!") and every way
 a suite can go wrong is a failing result carrying its name:
 
@@ -35,31 +35,62 @@ import registry  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS_LIST = os.path.join(TOP, "guest", "tests.list")
-# Suites that print {"type":"case"} lines, and the script whose dirs= and
-# corrupt_dir= say where its cases (the "test" column of guest/cases.txt) run.
-CASE_SCRIPTS = {"workloads": os.path.join(TOP, "guest", "workloads.sh")}
+# Suites that print {"type":"case"} lines: their cases are the "test" column
+# of guest/cases.txt, on each of its dirs: and then on its corrupt_dir:.
+CASE_SUITES = ("workloads",)
 CASES = registry.PATH
 
-# vmstat_refresh: a counter went negative (an uncount without a count);
-# /proc/vmstat shows it as 0, so only the kernel's own warning tells.
-SPLATS = re.compile(r"BUG:|WARNING:|Oops|KASAN|possible circular locking|"
-                    r"INFO: task .* blocked|Kernel panic|general protection fault|"
-                    r"vmstat_refresh: ")
+SPLATS_FILE = os.path.join(TOP, "guest", "splats.ere")
+
+
+def read_splats(path=SPLATS_FILE):
+    """guest/splats.ere as one regular expression (the one list of the
+    kernel log lines that fail a run)."""
+    with open(path, encoding="utf-8") as f:
+        pats = [ln.rstrip("\n") for ln in f if ln.strip() and not ln.startswith("#")]
+    return re.compile("|".join(f"(?:{p})" for p in pats))
+
+
+SPLATS = read_splats()
 KSFT_SKIP = 4
+
+# "not run: <reason>" (xfstests' _notrun): a point that could not run for a
+# reason outside the kernel.  Counted as skipped and listed on its own line;
+# --require accepts it only for a reason that begins with one of these.
+NOT_RUN = "not run:"
+NOT_RUN_OK = ("fewer than 2 CPUs", "allocator")
+
+# Checks of the harness itself rather than of the kernel: the host's unit
+# suites, and the self-tests that show a check can fail (--corrupt,
+# stress-ng's corrupter).  Counted on their own line.
+HARNESS_SUITES = ("analysis", "tables", "verdict", "fsx-corrupt")
+HARNESS_PREFIXES = ("workloads: --corrupt caught:", "stressng: self-test:",
+                    "stressng-long: self-test:")
+
+# /proc/sys/kernel/tainted, bit by bit (kernel/panic.c taint_flags).
+TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"
 
 
 # ---------------------------------------------------------------- expected
 
-def read_tests_list(path=TESTS_LIST):
-    """[(name, only_when_named)] in file order ("name!" runs only when named)."""
+def tests_list_name(field):
+    """(name, only_when_named, limits) of a first field "name[!][@N]": "!"
+    runs it only when named, "@N" gives it N times the per-program limit."""
+    name, _, mult = field.partition("@")
+    return name.rstrip("!"), name.endswith("!"), int(mult or 1)
+
+
+def read_tests_list(path=TESTS_LIST, limits=False):
+    """[(name, only_when_named)] in file order; with limits=True
+    [(name, only_when_named, limits)]."""
     out = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
-            name = line.split()[0]
-            out.append((name.rstrip("!"), name.endswith("!")))
+            t = tests_list_name(line.split()[0])
+            out.append(t if limits else t[:2])
     return out
 
 
@@ -74,20 +105,16 @@ def expected_suites(tests, selected):
     return [n for n, _ in tests if n in sel], [s for s in sel if s not in known]
 
 
-def read_case_lists(path, cases_path=None):
+def read_case_lists(cases_path=None):
     """Expected (dir, case, corrupt) of workloads.sh: the "test" cases of
-    the registry on each of its dirs="...", then on corrupt_dir=..."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    d = re.search(r'^dirs="([^"]*)"', text, re.M)
-    c = re.search(r"^corrupt_dir=(\S+)", text, re.M)
-    if not (d and c):
-        raise ValueError(f"{path}: no dirs=\"...\" or corrupt_dir=")
-    cases = [r["case"] for r in registry.ordered(registry.read(cases_path or CASES), "test")]
+    the registry on each of its dirs:, then on its corrupt_dir:."""
+    path = cases_path or CASES
+    where = registry.settings(path)
+    cases = [r["case"] for r in registry.ordered(registry.read(path), "test")]
     if not cases:
-        raise ValueError(f"{cases_path or CASES}: no case in column test")
-    out = [(dr, w, 0) for dr in d.group(1).split() for w in cases]
-    return out + [(c.group(1), w, 1) for w in cases]
+        raise ValueError(f"{path}: no case in column test")
+    out = [(d, w, 0) for d in where["dirs"].split() for w in cases]
+    return out + [(where["corrupt_dir"], w, 1) for w in cases]
 
 
 def case_name(d, case, corrupt):
@@ -186,7 +213,14 @@ def judge_suite(suite, lines, exit_rec, require=False, cases=None):
     for i, (num, ok, desc, directive, reason) in enumerate(points, 1):
         if num is not None and num != i:
             add("fail", f"test number {num} out of sequence (expected {i}): {desc}")
-        if directive and require:
+        if directive == "SKIP" and reason.startswith(NOT_RUN):
+            why = reason[len(NOT_RUN):].strip()
+            if require and not why.startswith(NOT_RUN_OK):
+                add("fail", desc, f"not run under --require, for a reason not on the list "
+                                  f"{NOT_RUN_OK}: {why}")
+            else:
+                add("notrun", desc, why)
+        elif directive and require:
             add("fail", desc, f"{directive.lower()} under --require: {reason}".strip())
         elif directive:
             add("skip", desc, f"{'TODO ' if directive == 'TODO' else ''}{reason}".strip())
@@ -256,10 +290,25 @@ def judge_suite(suite, lines, exit_rec, require=False, cases=None):
             pass            # kselftest's KSFT_FAIL after its failing lines
         else:
             add("fail", f"exited with status {rc}", status_text(rc))
+    if exit_rec is not None and not exit_rec.get("host"):
+        judge_taint(exit_rec, add)
     quiet_exit = exit_rec is not None and exit_rec.get("rc") == 0 and not exit_rec.get("timeout")
     if quiet_exit and not points and not plans and not counted_json and t["bail"] is None:
         add("fail", "printed no result", "no TAP and no result lines")
     return res, info
+
+
+def judge_taint(exit_rec, add):
+    """A guest program's exit record carries the taint flags from before
+    and after it (guest/lib.sh run_one): a flag it raised, W for a WARN
+    above all, fails that program by name."""
+    t0, t1 = exit_rec.get("taint0"), exit_rec.get("taint1")
+    if type(t0) is not int or type(t1) is not int:
+        add("fail", "taint flags not read", f"taint0={t0!r} taint1={t1!r}")
+    elif t1 & ~t0:
+        new = t1 & ~t0
+        letters = "".join(c for i, c in enumerate(TAINT_LETTERS) if new >> i & 1)
+        add("fail", "tainted the kernel", f"new taint flags {letters or '?'} (0x{new:x})")
 
 
 def judge_case(obj, pending):
@@ -287,32 +336,64 @@ def judge_case(obj, pending):
 PMD_ORDER = 9       # x86-64: 2 MiB
 
 
+PMD_SIZE = 4096 << PMD_ORDER
+# Workloads whose record has no folio orders, and why.
+NO_ORDERS = {
+    "memcpy": "copies anonymous memory: there is no file",
+    "smallfiles": "writes hundreds of files below 2 MiB: there is no one file to report",
+}
+
+
 def judge_orders(w):
-    """--orders: a huge=never mount (ramfs or tmpfs) holds small folios
-    only, whatever the knobs say; a file left with a large folio there
-    fails the case.  MADV_COLLAPSE (wl-collapse, --madvise collapse)
-    overrides every policy: a file of whole 2 MiB ranges then holds
-    PMD-sized folios only, on every mount."""
+    """--orders, the file's page-cache folios by order after the run.
+    Every case reports them, but those of NO_ORDERS and a file with holes
+    punched (folio_orders() would fill them).  A huge=never mount (ramfs or
+    tmpfs) holds small folios only.  MADV_COLLAPSE (wl-collapse, --madvise
+    collapse) overrides every policy: a file of whole 2 MiB ranges then
+    holds PMD-sized folios only.  Where PMD folios are promised
+    (promised_pmd()), every whole 2 MiB of the file is one, or the case did
+    not run for the allocator's sake (allocator_short())."""
     orders = w.get("orders")
-    never = "huge=never" in str(w.get("mount", "")).split(",")
     params = w.get("params") or {}
+    if w.get("workload") in NO_ORDERS:
+        return "pass", f"no orders: {NO_ORDERS[w['workload']]}"
+    if not isinstance(orders, dict):
+        if params.get("mode") == "punch":
+            return "pass", "no orders: holes punched, which folio_orders() would fill"
+        return "fail", "no folio orders reported (--orders): the folio sizes went unchecked"
+    never = "huge=never" in str(w.get("mount", "")).split(",")
     collapsed = w.get("workload") == "collapse" or params.get("madvise") == "collapse"
-    if collapsed and isinstance(orders, dict):
+    if collapsed:
         small = sorted(int(o) for o, n in orders.items() if int(o) != PMD_ORDER and n)
-        if small and params.get("size", 1) % (4096 << PMD_ORDER) == 0:
+        if small and params.get("size", 1) % PMD_SIZE == 0:
             return "fail", (f"collapsed, yet the file holds folios of order "
                             f"{', '.join(map(str, small))} ({orders})")
         return "pass", ""
-    if never and isinstance(orders, dict):
+    if never:
         big = sorted(int(o) for o, n in orders.items() if o != "0" and n)
         if big:
             return "fail", (f"huge=never, yet the file holds folios of order "
                             f"{', '.join(map(str, big))} ({orders})")
-    if promised_pmd(w) and isinstance(orders, dict) and \
-            not any(int(o) >= PMD_ORDER and n for o, n in orders.items()):
-        return "fail", (f"huge pages promised, yet the file holds no PMD-sized folio "
-                        f"({orders}){alloc_failures(w)}")
+    if promised_pmd(w):
+        want = params["size"] // PMD_SIZE
+        have = sum(n for o, n in orders.items() if int(o) >= PMD_ORDER)
+        if have < want:
+            why = (f"huge pages promised, yet the file holds {have} PMD-sized folios "
+                   f"of {want} ({orders}){alloc_failures(w)}")
+            return ("notrun", f"allocator: {why}") if allocator_short(w, want - have) else ("fail", why)
     return "pass", ""
+
+
+def allocator_short(w, missing):
+    """Did the allocator, rather than the kernel under test, say no?  Only
+    if an allocation was tried and failed (the fallback counters rose) and
+    some node had fewer free 2 MiB blocks before the case than the folios
+    that are missing; with enough free blocks on every node a failure is
+    the kernel's."""
+    deltas = w.get("case_deltas") or w.get("deltas") or {}
+    tried = any(isinstance(deltas.get(n), int) and deltas[n] > 0 for n in FAILED_COUNTERS)
+    free = w.get("free_2m")
+    return tried and isinstance(free, list) and bool(free) and min(free) < missing
 
 
 # The counters a huge folio allocation that failed raises (tmpfs: the
@@ -373,10 +454,11 @@ def load(path):
 
 
 def judge(rows, expected, unknown=(), require=False, release=None, guest_rc=0,
-          console_lines=(), host_suites=(), case_lists=None):
+          console_lines=(), host_suites=(), case_lists=None, guest=True):
     """All results of one boot: [(status, name, reason)], info, splat lines.
     rows: guest and host JSON lines; expected: guest suites that must have
-    run; host_suites: host-side suites (unit tests) that must have run."""
+    run; host_suites: host-side suites (unit tests) that must have run;
+    guest=False: host-side suites alone, no boot to judge."""
     case_lists = case_lists if case_lists is not None else {}
     out, info = [], []
     lines, exits, order = {}, {}, []
@@ -408,15 +490,26 @@ def judge(rows, expected, unknown=(), require=False, release=None, guest_rc=0,
         out += res
         info += inf
 
+    if guest:
+        out += judge_boot(rows, release, guest_rc, console_lines)
+    return out, info, splat_hits(console_lines) if guest else []
+
+
+def judge_boot(rows, release, guest_rc, console_lines):
+    """What a boot as a whole must show: the kernel just built (its .release
+    file beside the image is required), the end of the job list, no splat."""
+    out = []
     unames = [r for r in rows if r.get("type") == "uname"]
-    if release:
-        if not unames:
-            out.append(("fail", "host: guest reported its kernel release", "no uname line"))
-        for r in unames:
-            rel = r.get("release", "")
-            ok = rel.rstrip("+") == release.rstrip("+")
-            out.append(("pass" if ok else "fail", "host: guest runs the kernel just built",
-                        "" if ok else f"expected {release}, guest says {rel}"))
+    if not release:
+        out.append(("fail", "host: guest runs the kernel just built",
+                    "no .release beside the image: which kernel booted is unknown"))
+    elif not unames:
+        out.append(("fail", "host: guest reported its kernel release", "no uname line"))
+    for r in unames if release else []:
+        rel = r.get("release", "")
+        ok = rel.rstrip("+") == release.rstrip("+")
+        out.append(("pass" if ok else "fail", "host: guest runs the kernel just built",
+                    "" if ok else f"expected {release}, guest says {rel}"))
     end = any(r.get("type") == "end" for r in rows)
     aborts = [r for r in rows if r.get("type") == "abort"]
     reason = {3: "timed out (hang)", 4: "died before finishing"}.get(guest_rc, "")
@@ -427,29 +520,85 @@ def judge(rows, expected, unknown=(), require=False, release=None, guest_rc=0,
     elif not reason and guest_rc:
         reason = f"guest runner exit {guest_rc}"
     out.append(("fail" if reason else "pass", "host: guest finished its job list", reason))
-    hits = [l.rstrip() for l in console_lines if SPLATS.search(l)]
+    hits = splat_hits(console_lines)
     out.append(("pass" if not hits else "fail", "host: kernel log has no splat",
                 "; ".join(hits[:5])))
-    return out, info, hits
+    return out
+
+
+# guest/lib.sh run_one writes "== SUITE: command" to the console first.
+RUN_MARK = re.compile(r"^== ([^:\s]+): ")
+
+
+def splat_hits(console_lines):
+    """The splat lines of the console, each with the program that was
+    running when it came ("[during knob]"), so that a splat is charged to
+    the test that caused it even when the taint flags were already set."""
+    hits, during = [], "boot"
+    for line in console_lines:
+        m = RUN_MARK.match(line)
+        if m:
+            during = m.group(1)
+        elif SPLATS.search(line):
+            hits.append(f"{line.rstrip()} [during {during}]")
+    return hits
+
+
+def kind(name):
+    """'harness' for a check of the harness itself, else 'kernel'."""
+    if name.split(":", 1)[0] in HARNESS_SUITES or name.startswith(HARNESS_PREFIXES):
+        return "harness"
+    return "kernel"
+
+
+def tally(out):
+    """Counts of [(status, name, why)]: pass, fail, skip (not run included),
+    notrun, and the same per kind."""
+    counts = {"pass": 0, "fail": 0, "skip": 0, "notrun": 0}
+    for k in ("kernel", "harness"):
+        counts[k] = dict(counts)
+    for st, name, _ in out:
+        for c in (counts, counts[kind(name)]):
+            c["skip" if st == "notrun" else st] += 1
+            c["notrun"] += st == "notrun"
+    return counts
+
+
+def count_line(c):
+    return f"{c['pass']} passed, {c['fail']} failed, {c['skip']} skipped"
+
+
+def render_counts(counts, write=print):
+    """The count lines: kernel checks, harness checks, what did not run and
+    why, and last the plain total over both."""
+    for k in ("kernel", "harness"):
+        c = counts[k]
+        write(f"# {k} checks: {count_line(c)}"
+              + (f" ({c['notrun']} of them not run)" if c["notrun"] else ""))
+    write(count_line(counts))
 
 
 def render(out, info, hits, write=print):
-    """TAP of the verdict and the closing count line; returns the counts."""
+    """TAP of the verdict and the count lines; returns the counts."""
     for h in hits[:20]:
         write(f"# splat: {h}")
     for line in info:
         write(f"# info: {line}")
-    counts = {"pass": 0, "fail": 0, "skip": 0}
     write(f"1..{len(out)}")
     for i, (st, name, why) in enumerate(out, 1):
-        counts[st] += 1
         if st == "pass":
             write(f"ok {i} {name}")
         elif st == "skip":
             write(f"ok {i} {name} # SKIP {why}")
+        elif st == "notrun":
+            write(f"ok {i} {name} # SKIP {NOT_RUN} {why}")
         else:
             write(f"not ok {i} {name}" + (f" # {why}" if why else ""))
-    write(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
+    for st, name, why in out:
+        if st == "notrun":
+            write(f"# {NOT_RUN} {name}: {why}")
+    counts = tally(out)
+    render_counts(counts, write)
     return counts
 
 
@@ -471,8 +620,33 @@ def host_run(suite, cmd, limit):
         text, rc, to = str(e).encode(), 127, 0
     for line in text.decode("utf-8", "replace").splitlines():
         rows.append({"type": "out", "suite": suite, "line": line})
-    rows.append({"type": "exit", "suite": suite, "rc": rc, "timeout": to, "limit": limit})
+    rows.append({"type": "exit", "suite": suite, "rc": rc, "timeout": to, "limit": limit,
+                 "host": True})
     return rows
+
+
+def total(parts, write=print):
+    """Add up the summaries of a make test (NAME=summary.json each; the last
+    line of each file counts).  A missing or unreadable one is a failure of
+    NAME.  Prints the count lines; returns the counts."""
+    out = {"pass": 0, "fail": 0, "skip": 0, "notrun": 0}
+    for k in ("kernel", "harness"):
+        out[k] = dict(out)
+    for part in parts:
+        name, _, path = part.partition("=")
+        try:
+            with open(path, encoding="utf-8") as f:
+                c = json.loads(f.read().strip().splitlines()[-1])
+            per = [(out, c), (out["kernel"], c["kernel"]), (out["harness"], c["harness"])]
+            for dst, src in per:
+                for key in ("pass", "fail", "skip", "notrun"):
+                    dst[key] += src[key]
+        except (OSError, ValueError, IndexError, KeyError, TypeError) as e:
+            write(f"not ok - {name}: no summary (build or boot failed: {e})")
+            out["fail"] += 1
+            out["kernel"]["fail"] += 1
+    render_counts(out, write)
+    return out
 
 
 def main(argv=None):
@@ -482,9 +656,12 @@ def main(argv=None):
     h.add_argument("suite")
     h.add_argument("--timeout", type=int, default=300)
     h.add_argument("command", nargs="*", help="after --")
-    c = sub.add_parser("count", help="how many guest suites THP_TESTS selects")
+    c = sub.add_parser("count", help="the per-program limits the suites THP_TESTS selects "
+                                     "take together (a suite of name@N counts N)")
     c.add_argument("--list", default=TESTS_LIST)
     c.add_argument("--tests", default="")
+    t = sub.add_parser("total", help="add up summaries: NAME=summary.json ...")
+    t.add_argument("parts", nargs="+")
     argv = list(sys.argv[1:] if argv is None else argv)
     cmd = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = argv[:argv.index("--")] if "--" in argv else argv
@@ -494,8 +671,11 @@ def main(argv=None):
         for r in host_run(a.suite, cmd, a.timeout):
             print(json.dumps(r))
         return 0
+    if a.cmd == "total":
+        return 1 if total(a.parts)["fail"] else 0
     names, _ = expected_suites(read_tests_list(a.list), a.tests)
-    print(len(names))
+    limits = {n: m for n, _, m in read_tests_list(a.list, limits=True)}
+    print(sum(limits[n] for n in names))
     return 0
 
 
