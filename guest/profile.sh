@@ -3,7 +3,8 @@
 # (perf record -e cpu-clock: software events work under TCG; call graphs
 # do not, without frame pointers).  Used by `make profile`; the workload
 # comes from thp.profile= on the kernel command line, commas for spaces.
-wl=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.profile=//p' | tr , ' ')
+. /guest/lib.sh
+wl=$(arg thp.profile | tr , ' ')
 wl="wl-${wl:-write --bs 4K --size 128M} --no-verify"
 echo always >/sys/kernel/mm/transparent_hugepage/page_cache
 # Under TCG a sample interrupt is slow, and the kernel would lower the
@@ -14,7 +15,7 @@ echo 20000 >/proc/sys/kernel/perf_event_max_sample_rate
 echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 # make insns: thp.profile_dirs= names the mounts (commas), and the workload
 # runs without perf, whose sampling would be counted too.
-dirs=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.profile_dirs=//p' | tr , ' ')
+dirs=$(arg thp.profile_dirs | tr , ' ')
 n=0
 for d in ${dirs:-/mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge}; do
 	n=$((n + 1))

@@ -3,12 +3,12 @@
 # (the innermost loop is the configuration) and repeated, in one boot.
 # thp.suite=run|bench|counts|icount picks the set; thp.size_mb and thp.reps scale it.
 . /guest/lib.sh
-suite=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.suite=//p')
-reps=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.reps=//p')
+suite=$(arg thp.suite)
+reps=$(arg thp.reps)
 size=${THP_SIZE_MB:-64}M
 echo always >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
-only=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.only=//p' | tr , ' ')
-configs=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.configs=//p' | tr , ' ')
+only=$(arg thp.only | tr , ' ')
+configs=$(arg thp.configs | tr , ' ')
 configs=${configs:-"ramfs ramfs-4k tmpfs-huge tmpfs"}
 configs=$(for c in $configs; do printf '/mnt/%s ' "$c"; done)
 
@@ -65,7 +65,7 @@ n_collapse=$(( ${collapse:-0} * 4 * 3 ))
 total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs + n_small + n_collapse))
 i=0
 # A per-run limit only when the host asks for one (thp.timeout=).
-limit=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^thp.timeout=//p')
+limit=$(arg thp.timeout)
 # run wl-NAME ARGS...: one measurement.  A run that exits non-zero without
 # its own "ok":false record (a crash, bad arguments, the limit) gets one
 # here, with its exit status, so that bench.sh and report.py count it.

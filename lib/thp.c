@@ -481,13 +481,51 @@ uint64_t rng_next(uint64_t *state)
 	return mix(*state);
 }
 
-#define KPF_COMPOUND_HEAD	15
-#define KPF_COMPOUND_TAIL	16
+/* A pagemap entry: bit 63 present, bits 0-54 the PFN (0 unless root). */
+#define PM_PRESENT		(1ULL << 63)
 #define PM_PFN_MASK		((1ULL << 55) - 1)
+
+/*
+ * The PFNs of the @n pages from @addr into @pfn, 0 where a page is not
+ * present or its PFN hidden: 0, or -1 if pagemap would not say.
+ */
+static int pagemap_pfns(const void *addr, size_t n, uint64_t *pfn)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY), ret = -1;
+	size_t i;
+
+	if (pm >= 0 && pread(pm, pfn, n * 8, (uintptr_t)addr / PAGE * 8) == (ssize_t)(n * 8))
+		ret = 0;
+	if (pm >= 0)
+		close(pm);
+	for (i = 0; !ret && i < n; i++)
+		pfn[i] = pfn[i] & PM_PRESENT ? pfn[i] & PM_PFN_MASK : 0;
+	return ret;
+}
 
 static int kpageflags_of(int kf, uint64_t pfn, uint64_t *flags)
 {
 	return pread(kf, flags, 8, pfn * 8) == 8 ? 0 : -1;
+}
+
+long long page_pfn(const void *addr)
+{
+	uint64_t pfn;
+
+	return pagemap_pfns(addr, 1, &pfn) || !pfn ? -1 : (long long)pfn;
+}
+
+long long page_flags(const void *addr)
+{
+	long long pfn = page_pfn(addr), ret = -1;
+	int kf = pfn < 0 ? -1 : open("/proc/kpageflags", O_RDONLY);
+	uint64_t flags;
+
+	if (kf >= 0 && !kpageflags_of(kf, pfn, &flags))
+		ret = (long long)flags;
+	if (kf >= 0)
+		close(kf);
+	return ret;
 }
 
 long resident(void *p, size_t len)
@@ -519,28 +557,26 @@ static unsigned long folio_pages_at(int kf, uint64_t pfn)
 long folio_orders(int fd, uint64_t len, unsigned long *hist, int max)
 {
 	size_t pages = (len + PAGE - 1) / PAGE, i = 0;
-	int pm = open("/proc/self/pagemap", O_RDONLY);
 	int kf = open("/proc/kpageflags", O_RDONLY);
-	uint64_t *ent = malloc(pages * 8 + 8);
+	uint64_t *pfns = malloc(pages * 8 + 8);
 	unsigned char *p = MAP_FAILED;
 	long folios = -1;
 	int err = 0;
 
 	memset(hist, 0, max * sizeof(*hist));
-	if (pm < 0 || kf < 0 || !ent || !pages)
+	if (kf < 0 || !pfns || !pages)
 		goto out;
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-	if (p == MAP_FAILED ||
-	    pread(pm, ent, pages * 8, (uintptr_t)p / PAGE * 8) != (ssize_t)(pages * 8))
+	if (p == MAP_FAILED || pagemap_pfns(p, pages, pfns))
 		goto out;
 	folios = 0;
 	while (i < pages) {
-		uint64_t pfn = ent[i] & PM_PFN_MASK, flags;
+		uint64_t pfn = pfns[i], flags;
 		unsigned long n = 1;
 		int order = 0;
 
 		/* Not present, or no PFN (not root): nothing to tell. */
-		if (!(ent[i] >> 63) || !pfn || kpageflags_of(kf, pfn, &flags)) {
+		if (!pfn || kpageflags_of(kf, pfn, &flags)) {
 			folios = -1;
 			errno = EPERM;
 			break;
@@ -557,9 +593,7 @@ out:
 	err = errno;
 	if (p != MAP_FAILED)
 		munmap(p, len);
-	free(ent);
-	if (pm >= 0)
-		close(pm);
+	free(pfns);
 	if (kf >= 0)
 		close(kf);
 	errno = err;

@@ -10,11 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+/* KPF_* bits of /proc/kpageflags: the kernel's uapi header (linux-libc-dev). */
+#include <linux/kernel-page-flags.h>
 
 #define KiB	1024UL
 #define MiB	(1024UL * KiB)
 #define GiB	(1024UL * MiB)
-#define HPAGE	(2 * MiB)
+#define HPAGE_ORDER	9	/* x86-64: a PMD maps 2 MiB */
+#define HPAGE	(PAGE << HPAGE_ORDER)
 #define PAGE	4096UL
 
 /* Newer than some libc headers: the 6.1 values. */
@@ -101,6 +104,19 @@ int write_file(const char *path, uint64_t len, size_t bs, uint64_t seed);
 /* Read it back: -1 if it holds the pattern, else the bad offset (0: no file). */
 long long check_file(const char *path, uint64_t len, uint64_t seed);
 
+/*
+ * Pages through /proc/self/pagemap and /proc/kpageflags, read only here.
+ * PFNs are shown to root only; each call opens the files afresh, because
+ * pagemap is bound to the mm of whoever opened it (a descriptor kept
+ * across fork() would read the parent's page tables).
+ */
+/* The PFN of the page mapped at @addr, or -1 if not mapped (or not root). */
+long long page_pfn(const void *addr);
+/*
+ * /proc/kpageflags of the page mapped at @addr (bits KPF_*), or -1.  A
+ * folio's dirty bit is on its head page only.
+ */
+long long page_flags(const void *addr);
 /*
  * The page-cache folios of [0, @len) of @fd by order: @hist[o] (o < @max,
  * larger orders counted in @hist[@max - 1]) is the number of folios of

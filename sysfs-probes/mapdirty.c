@@ -52,7 +52,7 @@ static long dirty(const unsigned char *p, size_t len, size_t stride)
 
 		if (f < 0)
 			return -1;
-		n += (f >> KPF_DIRTY_BIT) & 1;
+		n += (f >> KPF_DIRTY) & 1;
 	}
 	return n;
 }

@@ -30,8 +30,6 @@
 #define TO	1
 #define KB	((long)(HPAGE / KiB))
 #define CG	"/sys/fs/cgroup/thp-migrate"
-#define KPF_COMPOUND_HEAD_BIT	15
-#define KPF_THP_BIT		22
 /* linux/mempolicy.h: set_mempolicy(2) and move_pages(2) flags. */
 #define BIND		2	/* MPOL_BIND */
 #define MOVE		2	/* MPOL_MF_MOVE */
@@ -168,17 +166,17 @@ static void one(const struct fs *f)
 	syscall(SYS_set_mempolicy, 0, NULL, 0);		/* MPOL_DEFAULT */
 	counts_settled(f, &b, &a, HPAGE, 0);
 	made_on = p == MAP_FAILED ? -ENOENT : node_of(p);
-	clean = flags >= 0 && !((flags >> KPF_DIRTY_BIT) & 1);
+	clean = flags >= 0 && !((flags >> KPF_DIRTY) & 1);
 	ksft_test_result(p != MAP_FAILED && made_on == FROM && flags >= 0 &&
-			 ((flags >> KPF_THP_BIT) & 1) && ((flags >> KPF_COMPOUND_HEAD_BIT) & 1) &&
+			 ((flags >> KPF_THP) & 1) && ((flags >> KPF_COMPOUND_HEAD) & 1) &&
 			 (clean || !f->needs_series) &&
 			 b.node[FROM] - a.node[FROM] == KB && b.node[TO] == a.node[TO] &&
 			 b.all - a.all == KB,
 			 "migrate: %s: a read fault makes one %s PMD-sized folio on node %d: node %d, kpageflags thp %lld head %lld dirty %lld, %s node%d %+ld kB node%d %+ld kB global %+ld kB (want %+ld, 0, %+ld)\n",
 			 f->name, f->needs_series ? "clean" : "zero", FROM, made_on,
-			 flags < 0 ? -1 : (flags >> KPF_THP_BIT) & 1,
-			 flags < 0 ? -1 : (flags >> KPF_COMPOUND_HEAD_BIT) & 1,
-			 flags < 0 ? -1 : (flags >> KPF_DIRTY_BIT) & 1, f->meminfo,
+			 flags < 0 ? -1 : (flags >> KPF_THP) & 1,
+			 flags < 0 ? -1 : (flags >> KPF_COMPOUND_HEAD) & 1,
+			 flags < 0 ? -1 : (flags >> KPF_DIRTY) & 1, f->meminfo,
 			 FROM, b.node[FROM] - a.node[FROM], TO, b.node[TO] - a.node[TO],
 			 b.all - a.all, KB, KB);
 	if (p == MAP_FAILED || made_on != FROM) {

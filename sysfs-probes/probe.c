@@ -291,33 +291,6 @@ int pin_cpu(int cpu)
 	return -1;
 }
 
-long long page_pfn(const void *addr)
-{
-	int pm = open("/proc/self/pagemap", O_RDONLY);
-	uint64_t ent = 0;
-	long long ret = -1;
-
-	if (pm >= 0 && pread(pm, &ent, 8, (uintptr_t)addr / PAGE * 8) == 8 &&
-	    (ent >> 63) && (ent & ((1ULL << 55) - 1)))
-		ret = (long long)(ent & ((1ULL << 55) - 1));
-	if (pm >= 0)
-		close(pm);
-	return ret;
-}
-
-long long page_flags(const void *addr)
-{
-	long long pfn = page_pfn(addr), ret = -1;
-	int kf = pfn < 0 ? -1 : open("/proc/kpageflags", O_RDONLY);
-	uint64_t flags = 0;
-
-	if (kf >= 0 && pread(kf, &flags, 8, pfn * 8) == 8)
-		ret = (long long)flags;
-	if (kf >= 0)
-		close(kf);
-	return ret;
-}
-
 long orders_of(const char *path, uint64_t len, unsigned long *hist,
 	       char *text, size_t tlen)
 {

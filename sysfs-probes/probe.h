@@ -156,17 +156,4 @@ long orders_of(const char *path, uint64_t len, unsigned long *hist,
 /* Does @hist hold exactly the folios of @want ({order, count}, ends at -1)? */
 int hist_is(const unsigned long *hist, const int (*want)[2]);
 
-/*
- * The PFN of the page mapped at @addr in this process (from
- * /proc/self/pagemap, which gives PFNs to root only), or -1 if not mapped.
- */
-long long page_pfn(const void *addr);
-/*
- * /proc/kpageflags of the page mapped at @addr, or -1.  Bits as in
- * include/uapi/linux/kernel-page-flags.h; a folio's dirty bit is on its
- * head page only.
- */
-long long page_flags(const void *addr);
-#define KPF_DIRTY_BIT	4
-
 #endif

@@ -21,8 +21,6 @@
 #define SIZE	(8 * MiB)	/* four huge folios */
 
 #define NR	((int)(SIZE / HPAGE))
-#define KPF_DIRTY		4	/* include/uapi/linux/kernel-page-flags.h */
-#define KPF_COMPOUND_HEAD	15
 
 static const char *dir;
 static char path[128];
@@ -35,22 +33,19 @@ static char path[128];
  */
 static int folio_states(int *heads, int *dirty)
 {
-	int fd = open(path, O_RDONLY), pm = open("/proc/self/pagemap", O_RDONLY);
-	int kf = open("/proc/kpageflags", O_RDONLY), ret = -1;
+	int fd = open(path, O_RDONLY), ret = -1;
 	unsigned char *p = fd < 0 ? MAP_FAILED : mmap(NULL, SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	uint64_t ent, flags;
+	long long flags;
 	unsigned int i;
 
 	*heads = *dirty = 0;
-	if (p != MAP_FAILED && pm >= 0 && kf >= 0) {
+	if (p != MAP_FAILED) {
 		for (i = 0; i < (unsigned int)NR; i++) {
 			volatile unsigned char c = p[i * HPAGE];	/* map it */
 
 			(void)c;
-			/* pagemap: bit 63 present, bits 0-54 the PFN (root only). */
-			if (pread(pm, &ent, 8, (uintptr_t)(p + i * HPAGE) / PAGE * 8) != 8 ||
-			    !(ent >> 63) || !(ent & ((1ULL << 55) - 1)) ||
-			    pread(kf, &flags, 8, (ent & ((1ULL << 55) - 1)) * 8) != 8)
+			flags = page_flags(p + i * HPAGE);
+			if (flags < 0)
 				break;
 			*heads += flags >> KPF_COMPOUND_HEAD & 1;
 			*dirty += flags >> KPF_DIRTY & 1;
@@ -61,10 +56,6 @@ static int folio_states(int *heads, int *dirty)
 		munmap(p, SIZE);
 	if (fd >= 0)
 		close(fd);
-	if (pm >= 0)
-		close(pm);
-	if (kf >= 0)
-		close(kf);
 	return ret;
 }
 
