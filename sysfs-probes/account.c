@@ -225,11 +225,41 @@ static void test_read_across(void)
 	unlink(path);
 }
 
-/* mm_filemap_add_to_page_cache prints the folio order: ours are 9. */
+/*
+ * The adds of inode ino in a trace of mm_filemap_add_to_page_cache ("dev
+ * M:m ino HEX pfn=... ofs=... order=N"): those of PMD order in *pmd, the
+ * others returned.
+ */
+static long trace_adds(const char *buf, unsigned long ino, long *pmd)
+{
+	const char *p = buf;
+	unsigned long i;
+	unsigned int order;
+	long other = 0;
+
+	*pmd = 0;
+	while ((p = strstr(p, " ino "))) {
+		p += 5;
+		if (sscanf(p, "%lx", &i) != 1 || i != ino)
+			continue;
+		p = strstr(p, "order=");
+		if (!p || sscanf(p, "order=%u", &order) != 1)
+			break;
+		if (order == HPAGE_ORDER)
+			(*pmd)++;
+		else
+			other++;
+	}
+	return other;
+}
+
+/* mm_filemap_add_to_page_cache names the inode and the folio order. */
 static void test_tracepoint(void)
 {
 	static char buf[256 * 1024];
 	const char *ev = "/sys/kernel/tracing/events/filemap/mm_filemap_add_to_page_cache/enable";
+	struct stat st = { 0 };
+	long pmd = 0, other = -1;
 	char path[128];
 	int err, fd;
 
@@ -248,8 +278,13 @@ static void test_tracepoint(void)
 	write_bytes(ev, "0", 1);
 	buf[0] = 0;
 	err = err ?: read_text("/sys/kernel/tracing/trace", buf, sizeof(buf));
-	ksft_test_result(!err && strstr(buf, "order=9") != NULL,
-			 "account: mm_filemap_add_to_page_cache shows order=9 (err %d)\n", err);
+	err = err ?: stat(path, &st) ? -errno : 0;
+	if (!err)
+		other = trace_adds(buf, st.st_ino, &pmd);
+	/* A 4 MiB file under always: two PMD-order adds of its inode, no other. */
+	ksft_test_result(!err && pmd == 4 * MiB / HPAGE && other == 0,
+			 "account: mm_filemap_add_to_page_cache: %ld adds of order %d and %ld of others for the file's inode (err %d)\n",
+			 pmd, HPAGE_ORDER, other, err);
 	unlink(path);
 }
 

@@ -80,23 +80,68 @@ static void test_empty_write(void)
 			 err, after ? after : "?");
 }
 
-/* Writers rewrite their own files while the knob flips; data must hold. */
-struct writer { const char *dir; int id; volatile int *stop; long long bad; };
+/*
+ * Writers rewrite their own files while the knob flips; data must hold.
+ * The knob moves on only once each writer has finished a round wholly
+ * inside the current window (counted, not timed), and such a round's file
+ * must hold the folios the window's word promises: a PMD-sized one under
+ * always, none above order 0 under never.
+ */
+#define WINDOWS		10
+#define WINDOW_POLLS	3000	/* 10 ms each: 30 s, where a round takes under 1 s */
+
+static const char *const words[] = { "always", "never", "within_size", "1", "0" };
+static volatile int window;	/* the word's index; -1 while the knob moves */
+static volatile int stop;
+
+struct writer { const char *dir; int id; int rounds[WINDOWS]; long long bad; char why[192]; };
+
+/* Does a file written wholly under @word hold the folios it promises? */
+static int promised(const char *word, const char *path, size_t len, char *why, size_t n)
+{
+	unsigned long hist[MAX_FOLIO_ORDER] = { 0 };
+	int fd = open(path, O_RDONLY), o, big = 0;
+	long got = fd < 0 ? -1 : folio_orders(fd, len, hist, MAX_FOLIO_ORDER);
+
+	if (fd >= 0)
+		close(fd);
+	if (got < 0) {
+		snprintf(why, n, "folio orders of %s: %s", path, strerror(errno));
+		return 0;
+	}
+	for (o = 1; o < MAX_FOLIO_ORDER; o++)
+		big += hist[o] != 0;
+	if (!strcmp(word, "always") || !strcmp(word, "1")) {
+		if (hist[HPAGE_ORDER])
+			return 1;
+		snprintf(why, n, "%s: no PMD-sized folio", word);
+		return 0;
+	}
+	if ((!strcmp(word, "never") || !strcmp(word, "0")) && big) {
+		snprintf(why, n, "%s: a folio above order 0", word);
+		return 0;
+	}
+	return 1;
+}
 
 static void *writer(void *arg)
 {
 	struct writer *w = arg;
+	size_t len = (3 + w->id) * MiB + 12345;
 	char path[128];
 	uint64_t seed;
 
 	snprintf(path, sizeof(path), "%s/w%d", w->dir, w->id);
-	for (seed = 1; !*w->stop && w->bad < 0; seed++) {
-		size_t len = (3 + w->id) * MiB + 12345;
+	for (seed = 1; !stop && w->bad < 0 && !w->why[0]; seed++) {
+		int win = window;
 
 		if (write_file(path, len, 256 * KiB + 7 * w->id, seed))
 			w->bad = 0;
 		else
 			w->bad = check_file(path, len, seed);
+		if (w->bad < 0 && win >= 0 && win == window && win < WINDOWS &&
+		    promised(words[win % 5], path, len, w->why, sizeof(w->why)))
+			w->rounds[win]++;
 		unlink(path);
 	}
 	return NULL;
@@ -105,26 +150,40 @@ static void *writer(void *arg)
 static void test_toggle_under_load(void)
 {
 	const char *dir = mount_fs("ramfs", "");
-	static const char *words[] = { "always", "never", "within_size", "1", "0" };
 	struct writer w[2];
 	pthread_t t[2];
-	volatile int stop = 0;
-	double end = now_s() + 3;
-	int i, flips = 0, ok = 1;
+	int i, win, polls, ok = 1;
 
 	if (!dir) {
 		ksft_test_result_fail("knob: mount ramfs: %s\n", strerror(errno));
 		return;
 	}
+	window = 0;
+	stop = 0;
+	if (knob_set(words[0]))
+		ok = 0;
 	for (i = 0; i < 2; i++) {
-		w[i] = (struct writer){ dir, i, &stop, -1 };
+		w[i] = (struct writer){ .dir = dir, .id = i, .bad = -1 };
 		if (pthread_create(&t[i], NULL, writer, &w[i]))
 			ksft_exit_fail_msg("knob: pthread_create failed\n");
 	}
-	while (now_s() < end) {
-		if (knob_set(words[flips++ % 5]))
+	for (win = 0; win < WINDOWS && ok; win++) {
+		for (polls = 0; polls < WINDOW_POLLS; polls++) {
+			if ((w[0].rounds[win] && w[1].rounds[win]) || w[0].why[0] || w[1].why[0] ||
+			    w[0].bad >= 0 || w[1].bad >= 0)
+				break;
+			usleep(10000);
+		}
+		if (!w[0].rounds[win] || !w[1].rounds[win]) {
+			msg("window %d (%s): rounds %d and %d\n", win, words[win % 5],
+			    w[0].rounds[win], w[1].rounds[win]);
 			ok = 0;
-		usleep(20000);
+			break;
+		}
+		window = -1;
+		if (win + 1 < WINDOWS && knob_set(words[(win + 1) % 5]))
+			ok = 0;
+		window = win + 1;
 	}
 	stop = 1;
 	for (i = 0; i < 2; i++) {
@@ -133,8 +192,13 @@ static void test_toggle_under_load(void)
 			msg("writer %d: data mismatch at offset %lld\n", i, w[i].bad);
 			ok = 0;
 		}
+		if (w[i].why[0]) {
+			msg("writer %d: %s\n", i, w[i].why);
+			ok = 0;
+		}
 	}
-	ksft_test_result(ok, "knob: %d flips under 2 writers, data intact\n", flips);
+	ksft_test_result(ok, "knob: %d windows of 5 words under 2 writers, each with a round of each writer, folios as promised, data intact\n",
+			 win);
 }
 
 int main(int argc, char **argv)
