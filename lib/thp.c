@@ -24,6 +24,18 @@ int read_text(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+int cmdline_has(const char *word)
+{
+	char buf[4096], *p, *save;
+
+	if (read_text("/proc/cmdline", buf, sizeof(buf)))
+		return 0;
+	for (p = strtok_r(buf, " \n", &save); p; p = strtok_r(NULL, " \n", &save))
+		if (!strcmp(p, word))
+			return 1;
+	return 0;
+}
+
 int write_bytes(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY), ret = 0;

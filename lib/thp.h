@@ -138,6 +138,8 @@ void folio_orders_json(FILE *f, const unsigned long *hist, int max);
 
 /* Files: 0, or -errno.  read_text NUL-terminates. */
 int read_text(const char *path, char *buf, size_t len);
+/* Is @word ("name=value" or a flag) one of the kernel command line's? */
+int cmdline_has(const char *word);
 int write_bytes(const char *path, const void *buf, size_t len);
 
 int parse_size(const char *s, uint64_t *out);

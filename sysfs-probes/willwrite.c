@@ -384,10 +384,6 @@ static void memcg(int advised)
 	unlink(path);
 }
 
-/*
- * A fatal signal stops it: 512 MiB of small folios take the call well over
- * a second here; SIGKILL 20 ms in must leave most of it unprepared.
- */
 static void memcg_plain(void)
 {
 	memcg(0);
@@ -398,13 +394,22 @@ static void memcg_advised(void)
 	memcg(1);
 }
 
+/*
+ * A fatal signal stops it: 512 MiB of small folios take the call well over
+ * a second here.  The kill comes once the call has prepared its first
+ * 4 MiB (by the page count, not by a time, so a parent held up on the host
+ * cannot make it late), and then most of the range must stay unprepared:
+ * a call that ignores the signal prepares the rest, whenever it came.
+ */
+#define KILL_AT_PAGES	(4 * MiB / PAGE)
+
 static void killed(void)
 {
 	size_t len = 512 * MiB;
 	long base = 0, pages = 0, at_kill = -1;
 	volatile int *started;
 	char path[128];
-	int st = -1, try;
+	int st = -1, try, polls;
 	pid_t pid;
 
 	started = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -428,15 +433,10 @@ static void killed(void)
 		}
 		while (pid > 0 && !*started)
 			usleep(1000);
-		usleep(20000);
-		/*
-		 * Judge what the call did after the kill, not by when the kill
-		 * came: the count is read right after it (no refresh, which
-		 * would wait for the child's CPU), so a parent held up on the
-		 * host can only make "after" smaller.  A call that does not
-		 * stop goes on to the end, a quarter or more of the range
-		 * unless the kill came in its last quarter.
-		 */
+		/* No refresh: it would wait for the child's CPU; 10 s at most. */
+		for (polls = 0; pid > 0 && polls < 10000 &&
+		     vmstat_get("nr_file_pages") - base < (long)KILL_AT_PAGES; polls++)
+			usleep(1000);
 		if (pid > 0) {
 			kill(pid, SIGKILL);
 			at_kill = vmstat_get("nr_file_pages") - base;
@@ -449,7 +449,7 @@ static void killed(void)
 	}
 	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && at_kill >= 0 &&
 			 pages - at_kill < (long)(len / PAGE / 4),
-			 "willwrite: SIGKILL 20 ms into 512 MiB (huge=never): child %s in try %d, %ld of %lu pages prepared, %+ld after the kill (want < %lu)\n",
+			 "willwrite: SIGKILL once 4 MiB of 512 MiB are prepared (huge=never): child %s in try %d, %ld of %lu pages prepared, %+ld after the kill (want < %lu)\n",
 			 WIFSIGNALED(st) ? "killed" : "exited", try > 3 ? 3 : try, pages, len / PAGE,
 			 pages - at_kill, len / PAGE / 4);
 	munmap((void *)started, PAGE);
