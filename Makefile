@@ -21,8 +21,8 @@ PY := /usr/bin/python3
 comma := ,
 space := $(subst ,, )
 
-.PHONY: all deps tree kernel kernels progs initramfs shell test test-fast test-stock test-off \
-	test-debug stress export check-series check-bisect boot-i386 bench bench-icount insns \
+.PHONY: all deps tree kernel kernels progs initramfs shell test test-fast stress export \
+	check-series check-bisect boot-i386 bench bench-table bench-gate bench-insns bench-profile \
 	clean distclean help
 
 all: kernel initramfs
@@ -85,39 +85,36 @@ test:
 	@$(MAKE) -s tree initramfs
 	@$(S)/test-all.sh $(KERNELS)
 
-## test-fast    the same on the patched kernel only (no debug pass; PARTIAL)
-test-fast: kernel initramfs
-	@$(S)/partial.sh dev "no debug kernel (test-fast)"
-	@$(S)/test-all.sh $(VARIANT)
+## test-fast    the same on KERNELS (default: the patched kernel alone; PARTIAL);
+##              e.g. KERNELS=patched-debug, or KERNELS=stock or patched-off (the option
+##              built out) with THP_REQUIRE=1, where the feature probes must fail
+test-fast: KERNELS = $(KERNEL)
+test-fast: tree initramfs
+	@$(S)/partial.sh dev "make test-fast on $(KERNELS)"
+	@$(S)/test-all.sh $(KERNELS)
 
-## test-stock   the probes on the stock kernel with --require (expected to fail)
-test-stock: initramfs
-	@$(S)/partial.sh dev "the stock kernel alone (test-stock)"
-	@$(MAKE) -s kernel KERNEL=stock
-	@THP_REQUIRE=1 $(S)/test.sh stock
+## bench        measurements, WHAT= one of (default table):
+##                table   one boot, 256 MiB, 5 reps, interleaved (out/bench), then the
+##                        same cases under -icount at 64 MiB (out/bench-counts)
+##                gate    -icount, stock against patched huge=never, the 3% gate
+##                insns   instructions per call by kernel function under -icount with
+##                        a TCG plugin, ramfs huge against 4K (WL= with --passes N,
+##                        PER= the syscall, MOUNTS=; default random 4 KiB pread)
+##                profile perf profile of WL= (default 4 KiB writes) on ramfs huge/4K
+##                        and tmpfs huge; ICOUNT=1 for -icount
+WHAT ?= table
+bench: initramfs
+	@case "$(WHAT)" in table|gate|insns|profile) ;; \
+	*) echo "bench: WHAT=$(WHAT): not one of table, gate, insns, profile" >&2; exit 2 ;; esac
+	@$(MAKE) -s bench-$(WHAT)
 
-## test-off     the probes with --require on the patched tree built without the option (expected to fail)
-test-off: initramfs
-	@$(S)/partial.sh dev "the option-off kernel alone (test-off)"
-	@$(MAKE) -s kernel KERNEL=patched-off
-	@THP_REQUIRE=1 $(S)/test.sh patched-off
-
-## test-debug   the tests on the debug kernel (DEBUG_VM, PROVE_LOCKING, KASAN)
-test-debug: initramfs
-	@$(S)/partial.sh dev "the debug kernel alone, no host-side suites (test-debug)"
-	@$(MAKE) -s kernel DEBUG=1
-	@$(S)/test.sh $(KERNEL)-debug
-
-## bench        the benchmark table: one boot, 256 MiB, 5 reps, interleaved (out/bench),
-##              then the same cases under -icount at 64 MiB (out/bench-counts)
-bench: kernel initramfs
+bench-table: kernel
 	@$(BENCH_RUN); bad=""; export THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-600}; \
 	run "wall-clock" $(S)/bench.sh bench $(OUT)/bench $(VARIANT) thp.size_mb=$${SIZE_MB:-256}; \
 	run "icount" env THP_ICOUNT=1 $(S)/bench.sh counts $(OUT)/bench-counts $(VARIANT) thp.size_mb=64; \
 	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }
 
-## bench-icount deterministic (QEMU -icount) stock vs patched huge=never gate
-bench-icount: initramfs
+bench-gate:
 	@$(MAKE) -s kernel KERNEL=stock && $(MAKE) -s kernel KERNEL=patched
 	@$(BENCH_RUN); bad=""; export THP_ICOUNT=1 \
 		THP_BENCH_TIMEOUT_S=$${THP_BENCH_TIMEOUT_S:-900} THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-300}; \
@@ -142,19 +139,13 @@ stress: kernel initramfs
 	@$(S)/partial.sh dev "make stress runs the long fsx suite alone"
 	@THP_TESTS=stress THP_TEST_TIMEOUT_S=$${THP_TEST_TIMEOUT_S:-7200} $(S)/test.sh $(VARIANT)
 
-## profile      perf profile of a workload (WL="read --pattern random --bs 4K --size 64M";
-##              default 4 KiB writes) on ramfs huge/4K and tmpfs huge; ICOUNT=1 for -icount
-profile: kernel initramfs
-	@$(S)/partial.sh dev "make profile runs the profile suite alone"
+bench-profile: kernel
+	@$(S)/partial.sh dev "make bench WHAT=profile runs the profile suite alone"
 	@THP_TESTS=profile $(if $(ICOUNT),THP_ICOUNT=1) $(S)/test.sh $(VARIANT) \
 		$(if $(WL),thp.profile=$(subst $(space),$(comma),$(WL))) >/dev/null || true
 	@grep '^# ' $(OUT)/profile-$(VARIANT)/console.log | grep -v '^# Totals'
 
-## insns        instructions per call by kernel function, ramfs huge against 4K, under
-##              -icount with a TCG plugin (WL= with --passes N, PER= the syscall, MOUNTS=;
-##              default random 4 KiB pread); N passes and 2N, the first subtracted:
-##              says where a ratio of make bench-counts comes from
-insns: kernel initramfs progs
+bench-insns: kernel
 	@$(if $(WL),THP_INSNS_WL="$(WL)") $(if $(PER),THP_INSNS_PER=$(PER)) \
 		$(if $(MOUNTS),THP_INSNS_MOUNTS="$(MOUNTS)") $(S)/insns.sh $(VARIANT)
 

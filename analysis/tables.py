@@ -22,8 +22,8 @@ and everything between them is replaced.  NAME is one of
     collapse    MADV_COLLAPSE time and random reads before/after (out/bench)
     summary what the bench and counts tables show, in sentences computed from
             them (out/bench, out/bench-counts)
-    gate    stock vs patched huge=never (out/icount-stock, -patched, make bench-icount)
-    insns   instructions per call by kernel function (out/insns, make insns)
+    gate    stock vs patched huge=never (out/icount-stock, -patched, make bench WHAT=gate)
+    insns   instructions per call by kernel function (out/insns, make bench WHAT=insns)
     tests   the counts of make test (out/test-patched, -patched-debug)
 
 Each table names the commit, series, kernel and date of its data
@@ -98,7 +98,7 @@ the last column):
 <!-- tables:summary begin -->
 <!-- tables:summary end -->
 
-## make bench-icount: stock against patched, huge pages off
+## make bench WHAT=gate: stock against patched, huge pages off
 
 Stock and patched kernels, same tree and config, under `-icount` (time is
 instruction count, so two boots compare), with ramfs and tmpfs at
@@ -107,7 +107,7 @@ instruction count, so two boots compare), with ramfs and tmpfs at
 <!-- tables:gate begin -->
 <!-- tables:gate end -->
 
-## make insns: random 4 KiB read(2), instructions by kernel function
+## make bench WHAT=insns: random 4 KiB read(2), instructions by kernel function
 
 A QEMU TCG plugin (`analysis/insncount.c`) counts every instruction under
 `-icount`; each mount boots with N passes and with 2N, and the first
@@ -308,12 +308,12 @@ def collapse_region(run):
 def insns_region(run):
     with open(run.path, encoding="utf-8") as f:
         lines = [l.rstrip("\n") for l in f]
-    what = [l for l in lines if l.startswith("# make insns: ")]
+    what = [l for l in lines if l.startswith("# make bench WHAT=insns: ")]
     head = [l for l in lines if l.startswith("Instructions per call")]
     table = [l for l in lines if l.startswith("|")]
     if not (what and head and table):
-        raise DataError(f"{run.path}: no table: rerun make insns")
-    return [f"{head[0]} Workload {what[0][len('# make insns: '):]}; make insns of {run.label}.",
+        raise DataError(f"{run.path}: no table: rerun make bench WHAT=insns")
+    return [f"{head[0]} Workload {what[0][len('# make bench WHAT=insns: '):]}; make bench WHAT=insns of {run.label}.",
             ""] + table
 
 

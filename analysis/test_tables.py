@@ -273,7 +273,7 @@ try:
           "status with --only is refused in RESULTS.md too", err)
     save(out, "bench", meta)
 
-    # make insns: the table of out/insns/report.md, named by its meta.json.
+    # make bench WHAT=insns: the table of out/insns/report.md, named by its meta.json.
     with open(doc, "w") as f:
         f.write("<!-- tables:insns begin -->\nold insns\n<!-- tables:insns end -->\n")
     rc, err = run(doc, "--out", out, "--only", "insns")
@@ -283,7 +283,7 @@ try:
     with open(os.path.join(out, "insns", "meta.json"), "w") as f:
         json.dump(dict(meta, suite="insns"), f)
     with open(os.path.join(out, "insns", "report.md"), "w") as f:
-        f.write("# make insns: 'read --bs 4K --passes 2' less 'read --bs 4K --passes 1', "
+        f.write("# make bench WHAT=insns: 'read --bs 4K --passes 2' less 'read --bs 4K --passes 1', "
                 "patched-x.bzImage\n\nInstructions per call of "
                 "sys_x, by function (a: 2 calls, b: 2 calls).\n\n| function | a | b | a - b |\n"
                 "|---|---:|---:|---:|\n| f | 3.0 | 1.0 | +2.0 |\n")

@@ -29,7 +29,7 @@ machine="-accel tcg,thread=multi -smp 2,sockets=2,cores=1,threads=1
 	-object memory-backend-ram,id=m1,size=$((mem - half))M
 	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1"
 [ -n "${THP_ICOUNT:-}" ] && machine="-accel tcg,thread=single -icount shift=0,sleep=off -smp 1"
-# THP_QEMU_PLUGIN: a TCG plugin and its arguments (make insns).
+# THP_QEMU_PLUGIN: a TCG plugin and its arguments (make bench WHAT=insns).
 # shellcheck disable=SC2206
 qemu=(qemu-system-x86_64 $machine -m "${mem}M" -nodefaults -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -display none

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make insns: where a workload's instructions go, by kernel function.
+# make bench WHAT=insns: where a workload's instructions go, by kernel function.
 # Boots the kernel under -icount with the insncount TCG plugin
 # (analysis/insncount.c), runs the workload there without perf, and prints
 # instructions per call of a system call by function, the first mount
@@ -53,7 +53,7 @@ for spec in "${mounts[@]}"; do
 	# The initramfs is x86_64: no i386 kernel.
 	case $v in
 	stock | patched | stock-debug | patched-debug | patched-off) ;;
-	*) die "kernel variant $v (from '$spec' or the make insns variant) cannot run make insns: stock, patched, stock-debug, patched-debug, patched-off" ;;
+	*) die "kernel variant $v (from '$spec' or the make bench WHAT=insns variant) cannot run make bench WHAT=insns: stock, patched, stock-debug, patched-debug, patched-off" ;;
 	esac
 	name=$m
 	[ "$v" = "$variant" ] || name=$v-$m
@@ -96,7 +96,7 @@ for k in "${!mounts[@]}"; do
 	case " ${images[*]} " in *" $(basename "$img") "*) ;; *) images+=("$(basename "$img")") ;; esac
 done
 {
-	echo "# make insns: '$wl2' less '$wl', ${images[*]}"
+	echo "# make bench WHAT=insns: '$wl2' less '$wl', ${images[*]}"
 	echo
 	"$PY" "$TOP/analysis/insns.py" --map "$map" --per "$per" --rows 12 \
 		--json "$dir/insns.json" "${runs[@]}"

@@ -52,7 +52,7 @@ kmake -j"$(( $(nproc) + 1 ))" bzImage
 cp "$obj/arch/x86/boot/bzImage" "$image.tmp"
 cp "$obj/.config" "$IMAGES/$variant-$key.config"
 cp "$obj/include/config/kernel.release" "$IMAGES/$variant-$key.release"
-# make insns names the functions of an instruction count with it.
+# make bench WHAT=insns names the functions of an instruction count with it.
 cp "$obj/System.map" "$IMAGES/$variant-$key.map"
 mv "$image.tmp" "$image"
 echo "$image"

@@ -35,8 +35,8 @@ poison=""
 n=$("$PY" "$TOP/scripts/verdict.py" count --tests "${THP_TESTS:-}")
 timeout=$((per * (n + 1)))
 # The feature must be there on the patched kernels: a skip fails.  Skips are
-# legal on stock and option-off kernels unless THP_REQUIRE=1 (test-stock,
-# test-off); THP_REQUIRE=0 turns it off anywhere.
+# legal on stock and option-off kernels unless THP_REQUIRE=1 (make test-fast
+# KERNELS=stock or patched-off); THP_REQUIRE=0 turns it off anywhere.
 case "$variant" in
 stock*|*-off*) require=${THP_REQUIRE:-0} ;;
 *) require=${THP_REQUIRE:-1} ;;
