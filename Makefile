@@ -30,6 +30,15 @@ all: kernel initramfs
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
+# make test runs whole: -i, -n, -q or -t (from the command line or MAKEFLAGS
+# in the environment) would let it end well without its tests passing.
+SHORTFLAGS := $(if $(filter -%,$(firstword $(MAKEFLAGS))),,$(firstword $(MAKEFLAGS)))
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+ifneq ($(strip $(foreach f,i n q t,$(findstring $(f),$(SHORTFLAGS)))),)
+$(error PARTIAL: make -$(SHORTFLAGS) test: -i, -n, -q and -t are refused)
+endif
+endif
+
 ## Variables (environment or make's command line).  make test refuses, with
 ## PARTIAL:, any that narrows it, and any THP_* variable not listed here:
 ##   THP_TESTS="a b"     only these suites of guest/tests.list (narrows)
@@ -108,13 +117,13 @@ bench: initramfs
 	*) echo "bench: WHAT=$(WHAT): not one of table, gate, insns, profile" >&2; exit 2 ;; esac
 	@$(MAKE) -s bench-$(WHAT)
 
-bench-table: kernel
+bench-table: kernel initramfs
 	@$(BENCH_RUN); bad=""; export THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-600}; \
 	run "wall-clock" $(S)/bench.sh bench $(OUT)/bench $(VARIANT) thp.size_mb=$${SIZE_MB:-256}; \
 	run "icount" env THP_ICOUNT=1 $(S)/bench.sh counts $(OUT)/bench-counts $(VARIANT) thp.size_mb=64; \
 	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }
 
-bench-gate:
+bench-gate: initramfs
 	@$(MAKE) -s kernel KERNEL=stock && $(MAKE) -s kernel KERNEL=patched
 	@$(BENCH_RUN); bad=""; export THP_ICOUNT=1 \
 		THP_BENCH_TIMEOUT_S=$${THP_BENCH_TIMEOUT_S:-900} THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-300}; \
@@ -139,13 +148,13 @@ stress: kernel initramfs
 	@$(S)/partial.sh dev "make stress runs the long fsx suite alone"
 	@THP_TESTS=stress THP_TEST_TIMEOUT_S=$${THP_TEST_TIMEOUT_S:-7200} $(S)/test.sh $(VARIANT)
 
-bench-profile: kernel
+bench-profile: kernel initramfs
 	@$(S)/partial.sh dev "make bench WHAT=profile runs the profile suite alone"
 	@THP_TESTS=profile $(if $(ICOUNT),THP_ICOUNT=1) $(S)/test.sh $(VARIANT) \
 		$(if $(WL),thp.profile=$(subst $(space),$(comma),$(WL))) >/dev/null || true
 	@grep '^# ' $(OUT)/profile-$(VARIANT)/console.log | grep -v '^# Totals'
 
-bench-insns: kernel
+bench-insns: kernel initramfs
 	@$(if $(WL),THP_INSNS_WL="$(WL)") $(if $(PER),THP_INSNS_PER=$(PER)) \
 		$(if $(MOUNTS),THP_INSNS_MOUNTS="$(MOUNTS)") $(S)/insns.sh $(VARIANT)
 

@@ -44,6 +44,7 @@ import textwrap
 
 import gate
 import report
+import verdict  # noqa: E402 (scripts/, on the path report set)
 
 TOP = report.TOP
 SERIES_DIR = os.path.join(TOP, "thp-series")
@@ -386,39 +387,34 @@ def gate_region(stock, patched):
 
 def tests_region(out, stamp):
     """make test's counts: the host-side suites (once), each kernel's boot,
-    then kernel and harness checks apart, and the total."""
+    then kernel and harness checks apart, and the total, added up by
+    verdict.total() as make test adds them."""
     runs = []
     for part, label, need in (("host", "host-side suites", False), ("patched", "patched", True),
                               ("patched-debug", "patched-debug", False)):
         try:
-            run = Run(out, "test-" + part, "test", stamp, "summary.json")
+            runs.append((label, Run(out, "test-" + part, "test", stamp, "summary.json")))
         except DataError:
             if need:
                 raise
-            runs.append((label, None, None))
-            continue
-        with open(run.path, encoding="utf-8") as f:
-            runs.append((label, run, json.loads(f.read().strip().splitlines()[-1])))
-    keys = ("pass", "fail", "skip")
-    total = {k: dict.fromkeys(keys, 0) for k in ("all", "kernel", "harness")}
+            runs.append((label, None))
 
     def counts(c):
         return f"{c['pass']} passed, {c['fail']} failed, {c['skip']} skipped"
 
-    parts = []
-    for label, run, c in runs:
-        if c is None:
+    parts, present = [], []
+    for label, run in runs:
+        if run is None:
             parts.append(f"{label}: no results of this series")
             continue
-        for k in keys:
-            total["all"][k] += c[k]
-            for kind in ("kernel", "harness"):
-                total[kind][k] += c.get(kind, {}).get(k, 0)
+        c = verdict.total([f"{label}={run.path}"], write=lambda _: None)
         parts.append(f"{label}: {counts(c)} ({run.label})")
+        present.append(f"{label}={run.path}")
     lines = ["make test: " + "; ".join(parts) + "."]
-    if all(c for _, _, c in runs):
-        lines.append(f"Kernel checks: {counts(total['kernel'])}; harness checks: "
-                     f"{counts(total['harness'])}.  Together: {counts(total['all'])}.")
+    if len(present) == len(runs):
+        t = verdict.total(present, write=lambda _: None)
+        lines.append(f"Kernel checks: {counts(t['kernel'])}; harness checks: "
+                     f"{counts(t['harness'])}.  Together: {counts(t)}.")
     return lines
 
 
@@ -430,8 +426,8 @@ def regions(out, names, stamp):
               "smallfiles": ["bench", "counts"], "collapse": ["bench"],
               "gate": ["stock", "patched"], "insns": ["insns"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
-               "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount"),
-               "insns": ("insns", "insns", "report.md")}
+               "stock": ("icount-stock", "bench WHAT=gate"), "patched": ("icount-patched", "bench WHAT=gate"),
+               "insns": ("insns", "bench WHAT=insns", "report.md")}
     for src in sorted({s for n in names for s in wanted[n]}):
         try:
             runs[src] = Run(out, sources[src][0], sources[src][1], stamp, *sources[src][2:])

@@ -150,7 +150,9 @@ try:
         save(out, name, meta)
     os.makedirs(os.path.join(out, "test-patched"))
     with open(os.path.join(out, "test-patched", "summary.json"), "w") as f:
-        f.write('{"pass": 350, "fail": 0, "skip": 2}\n')
+        c = {"pass": 350, "fail": 0, "skip": 2, "notrun": 0}
+        f.write(json.dumps(dict(c, kernel=dict(c, **{"pass": 340}),
+                                harness=dict(c, **{"pass": 10, "skip": 0}))) + "\n")
     with open(os.path.join(out, "test-patched", "meta.json"), "w") as f:
         json.dump(dict(meta, kernel=""), f)
     doc = os.path.join(tmp, "cover.txt")
@@ -277,7 +279,7 @@ try:
     with open(doc, "w") as f:
         f.write("<!-- tables:insns begin -->\nold insns\n<!-- tables:insns end -->\n")
     rc, err = run(doc, "--out", out, "--only", "insns")
-    check(rc == 1 and "insns/report.md missing: rerun make insns" in err and "old insns" in text(),
+    check(rc == 1 and "insns/report.md missing: rerun make bench WHAT=insns" in err and "old insns" in text(),
           "insns: no out/insns fails by name, nothing written", err)
     os.makedirs(os.path.join(out, "insns"))
     with open(os.path.join(out, "insns", "meta.json"), "w") as f:

@@ -71,8 +71,10 @@ run_one() {
 	rm -f $fifo
 	mkfifo $fifo
 	# One process: the w command copies the raw line to the console before
-	# it is escaped.  sed's stdout is the results port (a tty: line buffered).
-	sed -e "w $console" -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/[[:cntrl:]]/ /g' \
+	# it is escaped, behind "| " so that the host's splat scan tells it from
+	# the kernel's lines.  sed's stdout is the results port (a tty: line
+	# buffered).
+	sed -e 's/^/| /' -e "w $console" -e 's/^| //' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/[[:cntrl:]]/ /g' \
 		-e "s/^/{\"type\":\"out\",\"suite\":\"$suite\",\"line\":\"/" -e 's/$/"}/' <$fifo &
 	reader=$!
 	t0=$(date +%s)

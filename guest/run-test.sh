@@ -22,8 +22,8 @@ while read -r name cmd; do
 		continue
 	fi
 	echo "{\"type\":\"progress\",\"msg\":\"test $i/$n: $name\"}"
-	# shellcheck disable=SC2086
 	THP_SUITE_LIMIT=$((THP_TEST_TIMEOUT * mult))
+	# shellcheck disable=SC2086
 	run_one "$name" $cmd
 	# Leave no state behind for the next test.
 	rm -rf /mnt/ramfs/* /mnt/ramfs-4k/* /mnt/tmpfs-huge/* /mnt/tmpfs/* 2>/dev/null

@@ -140,11 +140,18 @@ void folio_orders_json(FILE *f, const unsigned long *hist, int max);
 int read_text(const char *path, char *buf, size_t len);
 /* Is @word ("name=value" or a flag) one of the kernel command line's? */
 int cmdline_has(const char *word);
+/* Huge folio allocations the allocator refused so far, on every path. */
+long thp_refusals(void);
+/* How many times the kernel log holds @needle now, or -1. */
+long klog_count(const char *needle);
 int write_bytes(const char *path, const void *buf, size_t len);
 
 int parse_size(const char *s, uint64_t *out);
 double now_s(void);
 double cpu_s(void);
 uint64_t rng_next(uint64_t *state);
+
+/* The order of the folio holding the page mapped at @addr (kpageflags), or -1. */
+int folio_order_at(const void *addr);
 
 #endif

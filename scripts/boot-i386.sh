@@ -35,7 +35,7 @@ rc=0
 timeout --kill-after=10 "$timeout" qemu-system-i386 -accel tcg,thread=multi -cpu max \
 	-smp 2 -m 2048M -nodefaults -no-reboot -display none \
 	-kernel "$image" -initrd "$dir/initramfs.cpio" -serial "file:$dir/console.log" \
-	-append "console=ttyS0 panic=-1 oops=panic" </dev/null || rc=$?
+	-append "console=ttyS0 panic=-1 oops=panic rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30" </dev/null || rc=$?
 note "guest i386: $(( $(date +%s) - t0 ))s"
 tr -d '\r' <"$dir/console.log" >"$dir/console.txt"
 

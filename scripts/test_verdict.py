@@ -275,7 +275,10 @@ for line in ("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
              "rcu: INFO: rcu_sched self-detected stall on CPU",
              "watchdog: BUG: soft lockup - CPU#1 stuck for 64s! [probe-knob:231]",
              "INFO: trying to register non-static key.",
-             "UBSAN: shift-out-of-bounds in mm/filemap.c:12:3"):
+             "INFO: rcu_sched detected expedited stalls on CPUs/tasks: {",
+             "INFO: rcu_tasks detected stalls on tasks:",
+             "pagealloc: memory corruption",
+             "kernel BUG at mm/filemap.c:1534!"):
     check(verdict.SPLATS.search(line), f"splat pattern: {line[:40]}")
 check(not verdict.SPLATS.search("[    0.1] rcu: Hierarchical RCU implementation."),
       "splat pattern: RCU's boot banner is no splat")
@@ -283,6 +286,10 @@ hits = verdict.splat_hits(["== smoke: /guest/smoke.sh\n", "== knob: probe-knob\n
                            "[ 1.0] WARNING: CPU: 1 PID: 2 at mm/filemap.c:1 x\n"])
 check(hits == ["[ 1.0] WARNING: CPU: 1 PID: 2 at mm/filemap.c:1 x [during knob]"],
       "a splat is charged to the program that was running", hits)
+hits = verdict.splat_hits(["== knob: probe-knob\n", "| ok 1 knob: no BUG: here\n",
+                           "| ok 2 knob: a[   3.25] BUG: soft lockup - CPU#0 stuck\n"])
+check(len(hits) == 1 and "soft lockup" in hits[0],
+      "a program's own line is no splat, but a kernel line glued to it is", hits)
 
 # Taint: a flag a program raised fails it by name; unread flags fail.
 res, _ = verdict.judge_suite("knob", ["1..1", "ok 1 a"], dict(EXIT0, taint0=0, taint1=1 << 9))
@@ -428,7 +435,8 @@ check(st == "fail" and why.endswith("; allocation failed: thp_file_fallback +8")
       "orders: a failed allocation is named beside the missing PMD folio", why)
 # A file made in prepare: the whole case's counters, not the timed run's.
 st, why = verdict.judge_orders(dict(always, deltas={"thp_file_fallback": 0},
-                                    case_deltas={"thp_file_fallback": 8}, free_2m=[0, 80]))
+                                    case_deltas={"thp_file_fallback": 8}, free_2m=[0, 80],
+                                    fs="tmpfs", mount="rw,huge=always"))
 check(st == "notrun" and why.startswith("allocator: ")
       and why.endswith("; allocation failed: thp_file_fallback +8; "
                        "free 2 MiB blocks per node before: [0, 80]"),
@@ -436,6 +444,12 @@ check(st == "notrun" and why.startswith("allocator: ")
 st, why = verdict.judge_orders(dict(always, case_deltas={"thp_file_fallback": 8},
                                     free_2m=[900, 880]))
 check(st == "fail", "orders: a failed allocation with free 2 MiB blocks on every node fails", why)
+st, why = verdict.judge_orders(dict(always, case_deltas={"thp_file_fallback": 8}, free_2m=[0, 80]))
+check(st == "fail", "orders: ramfs falls back to the other node: its free blocks count", why)
+st, why = verdict.judge_orders(dict(coll, orders={}))
+check(st == "fail", "orders: a collapsed file with no PMD folio at all fails", why)
+res, _ = verdict.judge_suite("s", ["1..1", "not ok 1 x # SKIP not run: allocator: y"], EXIT0, True)
+check([st for st, _, _ in res] == ["fail"], "not run: a 'not ok' point is never 'not run'", res)
 st, why = verdict.judge_orders(dict(always, orders={"9": 7, "0": 512}))
 check(st == "fail" and "7 PMD-sized folios of 8" in why,
       "orders: one PMD folio short of size / 2 MiB fails", why)

@@ -213,7 +213,7 @@ def judge_suite(suite, lines, exit_rec, require=False, cases=None):
     for i, (num, ok, desc, directive, reason) in enumerate(points, 1):
         if num is not None and num != i:
             add("fail", f"test number {num} out of sequence (expected {i}): {desc}")
-        if directive == "SKIP" and reason.startswith(NOT_RUN):
+        if directive == "SKIP" and ok and reason.startswith(NOT_RUN):
             why = reason[len(NOT_RUN):].strip()
             if require and not why.startswith(NOT_RUN_OK):
                 add("fail", desc, f"not run under --require, for a reason not on the list "
@@ -368,6 +368,9 @@ def judge_orders(w):
         if small and params.get("size", 1) % PMD_SIZE == 0:
             return "fail", (f"collapsed, yet the file holds folios of order "
                             f"{', '.join(map(str, small))} ({orders})")
+        want = params.get("size", 0) // PMD_SIZE
+        if orders.get(str(PMD_ORDER), 0) < want:
+            return "fail", f"collapsed, yet the file holds fewer than {want} PMD folios ({orders})"
         return "pass", ""
     if never:
         big = sorted(int(o) for o, n in orders.items() if o != "0" and n)
@@ -387,13 +390,16 @@ def judge_orders(w):
 def allocator_short(w, missing):
     """Did the allocator, rather than the kernel under test, say no?  Only
     if an allocation was tried and failed (the fallback counters rose) and
-    some node had fewer free 2 MiB blocks before the case than the folios
-    that are missing; with enough free blocks on every node a failure is
-    the kernel's."""
+    the free 2 MiB blocks before the case were fewer than the folios that
+    are missing: on any node for tmpfs, which allocates huge folios on the
+    local node only, and on all nodes together for ramfs, which falls back
+    to the other node.  With enough free blocks a failure is the kernel's."""
     deltas = w.get("case_deltas") or w.get("deltas") or {}
     tried = any(isinstance(deltas.get(n), int) and deltas[n] > 0 for n in FAILED_COUNTERS)
     free = w.get("free_2m")
-    return tried and isinstance(free, list) and bool(free) and min(free) < missing
+    if not (tried and isinstance(free, list) and free):
+        return False
+    return (min(free) if w.get("fs") == "tmpfs" else sum(free)) < missing
 
 
 # The counters a huge folio allocation that failed raises (tmpfs: the
@@ -526,8 +532,18 @@ def judge_boot(rows, release, guest_rc, console_lines):
     return out
 
 
-# guest/lib.sh run_one writes "== SUITE: command" to the console first.
+# guest/lib.sh run_one writes "== SUITE: command" to the console first,
+# then each line the program prints behind "| ": a kernel line glued to one
+# of those starts at its timestamp.
 RUN_MARK = re.compile(r"^== ([^:\s]+): ")
+PROGRAM_LINE = re.compile(r"^\| (?:.*?(\[ *\d+\.\d+\] .*))?")
+
+
+def kernel_part(line):
+    """The kernel's part of a console line: all of it, but of a program's
+    line ("| ...") only what follows a kernel timestamp in it."""
+    m = PROGRAM_LINE.match(line)
+    return line if not m else (m.group(1) or "")
 
 
 def splat_hits(console_lines):
@@ -539,7 +555,7 @@ def splat_hits(console_lines):
         m = RUN_MARK.match(line)
         if m:
             during = m.group(1)
-        elif SPLATS.search(line):
+        elif SPLATS.search(kernel_part(line)):
             hits.append(f"{line.rstrip()} [during {during}]")
     return hits
 

@@ -447,7 +447,8 @@ static void killed(void)
 		if (!WIFEXITED(st))
 			break;
 	}
-	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && at_kill >= 0 &&
+	ksft_test_result(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
+			 at_kill >= (long)KILL_AT_PAGES &&
 			 pages - at_kill < (long)(len / PAGE / 4),
 			 "willwrite: SIGKILL once 4 MiB of 512 MiB are prepared (huge=never): child %s in try %d, %ld of %lu pages prepared, %+ld after the kill (want < %lu)\n",
 			 WIFSIGNALED(st) ? "killed" : "exited", try > 3 ? 3 : try, pages, len / PAGE,
