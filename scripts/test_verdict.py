@@ -413,8 +413,8 @@ st, why = verdict.judge_case({"rc": 0}, [dict(never, orders=None)])
 check(st == "fail" and "no folio orders" in why, "orders: a case that reports none fails", why)
 check(verdict.judge_orders(dict(never, orders=None, workload="memcpy"))[0] == "pass"
       and verdict.judge_orders(dict(never, orders=None, workload="smallfiles"))[0] == "pass"
-      and verdict.judge_orders(dict(never, orders=None, params={"mode": "punch"}))[0] == "pass",
-      "orders: memcpy, smallfiles and punched holes report none, each for a reason")
+      and verdict.judge_orders(dict(never, orders=None, no_orders="holes"))[0] == "pass",
+      "orders: memcpy, smallfiles and files with holes report none, each for a reason")
 # MADV_COLLAPSE: PMD-sized folios only, whatever the mount says.
 coll = dict(never, workload="collapse", orders={"9": 8}, params={"size": 16 << 20})
 check(verdict.judge_orders(coll) == ("pass", ""),
@@ -426,6 +426,8 @@ check(st == "fail" and "order 0" in why, "orders: a collapsed file with small fo
 always = {"ok": True, "workload": "write", "fs": "ramfs", "mount": "rw,relatime",
           "knob": "[always] within_size advise never", "params": {"size": 16 << 20},
           "orders": {"0": 4096}}
+st, why = verdict.judge_orders(dict(always, orders=None, no_orders="holes"))
+check(st == "fail" and "holes" in why, "orders: holes where PMD folios are promised fail", why)
 st, why = verdict.judge_orders(always)
 check(st == "fail" and "0 PMD-sized folios of 8" in why,
       "orders: small folios only where the knob says always fails", why)

@@ -347,7 +347,8 @@ NO_ORDERS = {
 def judge_orders(w):
     """--orders, the file's page-cache folios by order after the run.
     Every case reports them, but those of NO_ORDERS and a file with holes
-    punched (folio_orders() would fill them).  A huge=never mount (ramfs or
+    (the record's no_orders: folio_orders() would fill them) where no PMD
+    folio is promised: tmpfs reads holes without filling them.  A huge=never mount (ramfs or
     tmpfs) holds small folios only.  MADV_COLLAPSE (wl-collapse, --madvise
     collapse) overrides every policy: a file of whole 2 MiB ranges then
     holds PMD-sized folios only.  Where PMD folios are promised
@@ -358,9 +359,10 @@ def judge_orders(w):
     if w.get("workload") in NO_ORDERS:
         return "pass", f"no orders: {NO_ORDERS[w['workload']]}"
     if not isinstance(orders, dict):
-        if params.get("mode") == "punch":
-            return "pass", "no orders: holes punched, which folio_orders() would fill"
-        return "fail", "no folio orders reported (--orders): the folio sizes went unchecked"
+        why = w.get("no_orders", "not said why")
+        if why == "holes" and not promised_pmd(w):
+            return "pass", "no orders: the file has holes, which folio_orders() would fill"
+        return "fail", f"no folio orders reported (--orders: {why}): the folio sizes went unchecked"
     never = "huge=never" in str(w.get("mount", "")).split(",")
     collapsed = w.get("workload") == "collapse" or params.get("madvise") == "collapse"
     if collapsed:

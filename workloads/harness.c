@@ -324,27 +324,31 @@ static void print_off(const char *name, long long off)
 
 /*
  * --orders: the folios of the file the run left, by order, if it is there
- * and wholly cached (folio_orders() would fill a hole).  1, or 0 for none.
+ * and wholly cached (folio_orders() would fill a hole).  NULL, or why not:
+ * the verdict accepts holes only where no PMD folio is promised.
  */
-static int file_orders(const char *path, unsigned long *orders)
+static const char *file_orders(const char *path, unsigned long *orders)
 {
-	int fd = open(path, O_RDONLY), ok = 0;
+	int fd = open(path, O_RDONLY);
+	const char *why = "no file";
 	struct stat st;
 
 	if (fd < 0)
-		return 0;
+		return why;
 	if (!fstat(fd, &st) && st.st_size > 0) {
 		long pages = (st.st_size + PAGE - 1) / PAGE;
 		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 
+		why = "no mapping";
 		if (p != MAP_FAILED) {
-			ok = resident(p, st.st_size) == pages;
+			why = resident(p, st.st_size) == pages ? NULL : "holes";
 			munmap(p, st.st_size);
 		}
-		ok = ok && folio_orders(fd, st.st_size, orders, MAX_FOLIO_ORDER) >= 0;
+		if (!why && folio_orders(fd, st.st_size, orders, MAX_FOLIO_ORDER) < 0)
+			why = "pagemap unreadable";
 	}
 	close(fd);
-	return ok;
+	return why;
 }
 
 /*
@@ -378,7 +382,8 @@ int main(int argc, char **argv)
 	double wall = 0, cpu = 0;
 	unsigned long orders[MAX_FOLIO_ORDER];
 	long free2m[8];
-	int ret = 0, pass, have_orders = 0, nodes, i;
+	const char *no_orders = "not asked";
+	int ret = 0, pass, nodes, i;
 
 	parse(argc, argv, &o);
 	if (uname(&u))
@@ -410,7 +415,7 @@ int main(int argc, char **argv)
 	if (!ret && o.verify && workload.verify)
 		ret = workload.verify(&o, &r);
 	if (o.orders)
-		have_orders = file_orders(o.path, orders);
+		no_orders = file_orders(o.path, orders);
 	counters_read(&end);
 	if (workload.cleanup)
 		workload.cleanup(&o);
@@ -458,10 +463,10 @@ int main(int argc, char **argv)
 		workload.json(stdout);
 	if (o.orders) {
 		printf(",");
-		if (have_orders)
+		if (!no_orders)
 			folio_orders_json(stdout, orders, MAX_FOLIO_ORDER);
 		else
-			printf("\"orders\":null");
+			printf("\"orders\":null,\"no_orders\":\"%s\"", no_orders);
 	}
 	printf(",\"ok\":%s,\"error\":\"%s\"}\n", ret ? "false" : "true", r.error);
 	return ret ? 1 : 0;
