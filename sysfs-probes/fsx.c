@@ -6,9 +6,11 @@
 // buffer (the op's range and a guard band after each op, the whole file
 // every --check ops and at the end).  On a mismatch it prints the seed, the
 // op number and the last ops, so that the run can be replayed.  A second
-// result per seed: under huge=always some huge folio existed during the run
-// (FileHugePages rose), under huge=never none did; other policies and the
-// knob (which others flip meanwhile) promise nothing here, so no result.
+// result per seed: under huge=always every write(2) or mapped write into a
+// 2 MiB block that held no cached page got a PMD-sized folio there (the
+// allocator's refusals aside), under huge=never no huge folio existed but
+// what collapses made; other policies and the knob (which others flip
+// meanwhile) promise nothing here, so no result.
 //
 // usage: probe-fsx [--seeds N] [--ops N] [--size BYTES] [--check N] [--first SEED]
 //                  [--huge always|within_size|advise|never|knob]  (ramfs huge=;
@@ -23,7 +25,9 @@
 //                  some must make a huge page (thp_collapse_alloc), and huge=never
 //                  then promises no huge folio only until the first call)
 //                  [--collapser]  (a thread collapsing random PMD ranges meanwhile,
-//                  racing every op; some must make a huge page; a replay is not exact)
+//                  racing every op; some must make a huge page; a replay is not exact.
+//                  Neither changes what huge=always promises: a collapse adds
+//                  nothing to a range that holds no page, nor past EOF)
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -62,24 +66,79 @@ static struct {
 	int fd;
 } f;
 
+/*
+ * huge=always: which 2 MiB blocks are known to hold no cached page, and
+ * the promise the ramfs patch (fs/ramfs/huge.c, ramfs_add_folio()) makes
+ * for them: the first page a write(2) or a shared write fault puts in an
+ * empty block comes with a PMD-sized folio over the whole block, below
+ * EOF or past it (always has no EOF rule, unlike within_size), unless the
+ * allocator says no.  "Known empty" errs towards not empty: a block
+ * wrongly taken for empty would be a false failure.
+ */
+static struct {
+	int on;			/* huge=always: check the promise */
+	uint64_t blocks;	/* 2 MiB blocks in f.max, rounded up */
+	unsigned char *empty;	/* per block: known to hold no cached page */
+	long checked, found, refused;	/* promised folios, PMD-sized, allocator said no */
+	long exempt;		/* writes into empty blocks ramfs_may_add() skips */
+	long miss_op;		/* the first promised folio not found: op, or -1 */
+	uint64_t miss_off;
+	int miss_order;
+} pmd;
+
+/* What an op promises, read before it runs. */
+struct promise {
+	uint64_t off, len;
+	uint64_t mask;		/* bit i: block off / HPAGE + i was empty */
+	long refusals;		/* thp_refusals() before the op */
+};
+
 static void dump(long n, const char *why, long long at)
 {
-	int i;
+	long i;
 
 	msg("seed %llu op %ld: %s at offset %lld (file size %llu); last ops:\n",
 	    (unsigned long long)f.seed, n, why, at, (unsigned long long)f.size);
-	for (i = 0; i < LOG; i++) {
-		struct logent *e = &f.log[(n + 1 + i) % LOG];
+	/* Ops n - LOG + 1 to n, those the log still holds (op 0 too). */
+	for (i = n >= LOG ? n - LOG + 1 : 0; i <= n; i++) {
+		struct logent *e = &f.log[i % LOG];
+		char to[32] = "";
 
-		if (e->n || !i)
-			msg("  %6ld %-9s off %#llx len %#llx size %#llx%s%#llx\n", e->n,
-			    op_name[e->op], (unsigned long long)e->off,
-			    (unsigned long long)e->len, (unsigned long long)e->size,
-			    e->op == COPY_OP ? " to " : "", (unsigned long long)e->to);
+		if (e->op == COPY_OP)
+			snprintf(to, sizeof(to), " to %#llx", (unsigned long long)e->to);
+		msg("  %6ld %-9s off %#llx len %#llx size %#llx%s\n", e->n, op_name[e->op],
+		    (unsigned long long)e->off, (unsigned long long)e->len,
+		    (unsigned long long)e->size, to);
 	}
 	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu%s%s (and the same --huge)\n",
 	    (unsigned long long)f.seed, n + 1, (unsigned long long)f.max,
 	    f.pollute ? " --pollute" : "", f.collapse ? " --collapse" : "");
+}
+
+/*
+ * [@off, @off + @len) holds pages now, or may: a read of a hole below
+ * EOF fills it too (a huge folio under always, a small one otherwise).
+ */
+static void blocks_used(uint64_t off, uint64_t len)
+{
+	uint64_t b;
+
+	for (b = off / HPAGE; len && b <= (off + len - 1) / HPAGE && b < pmd.blocks; b++)
+		pmd.empty[b] = 0;
+}
+
+/*
+ * The blocks wholly inside [@from, @to) hold nothing now: a punch frees
+ * every folio it covers whole, and ftruncate(2) (up or down:
+ * truncate_setsize() calls truncate_pagecache() both ways) every page
+ * past the new size.  A folio never crosses a 2 MiB boundary.
+ */
+static void blocks_emptied(uint64_t from, uint64_t to)
+{
+	uint64_t b;
+
+	for (b = (from + HPAGE - 1) / HPAGE; b < pmd.blocks && (b + 1) * HPAGE <= to; b++)
+		pmd.empty[b] = 1;
 }
 
 /* Compare [off, off + len) of the file, clipped to its size. */
@@ -91,6 +150,7 @@ static long long compare(uint64_t off, uint64_t len)
 		return -1;
 	if (off + len > f.size)
 		len = f.size - off;
+	blocks_used(off, len);
 	/* Every byte unlike the one expected: a byte not read cannot pass. */
 	for (i = 0; i < len; i++)
 		f.buf[i] = ~f.shadow[off + i];
@@ -145,6 +205,7 @@ static void pollute_eof(long n)
 	}
 	memset(p + in, 0x80 | (n & 0x7f), PAGE - in);
 	munmap(p, PAGE);
+	blocks_used(f.size - in, 1);
 }
 
 /* A call of op @n failed: say which and why; the run stops at @off. */
@@ -224,38 +285,168 @@ static int copy_op(uint64_t off, uint64_t len, uint64_t to)
 	return 0;
 }
 
-static long long one(long n, uint64_t *st)
+/*
+ * Pages of the file in the page cache, past EOF too: mincore() of a
+ * mapping that is never touched looks them up without adding any.  No
+ * folio reaches past the last 2 MiB block of f.max.
+ */
+static long cached_pages(void)
+{
+	size_t len = pmd.blocks * HPAGE;
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, f.fd, 0);
+	long n = p == MAP_FAILED ? -1 : resident(p, len);
+
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	return n;
+}
+
+/*
+ * The order of the folio holding the page at @off, which is cached:
+ * through a read-only mapping of that page alone, whose fault only maps
+ * it.  -1 if pagemap or kpageflags would not say.
+ */
+static int order_at(uint64_t off)
+{
+	volatile unsigned char *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, f.fd,
+					 off & ~(PAGE - 1));
+	int order;
+
+	if (p == MAP_FAILED)
+		return -1;
+	(void)p[0];
+	order = folio_order_at((const void *)p);
+	munmap((void *)p, PAGE);
+	return order;
+}
+
+/*
+ * Before op @op on [@off, @off + @len) of a file of @old bytes: the
+ * empty blocks where it promises a PMD-sized folio.  A mapped write
+ * faults below EOF, into ramfs_fault(), which adds one for any block it
+ * finds empty.  A write(2) adds them in ramfs_write_add_folios(), except
+ * that ramfs_may_add() sends one that ends at or below EOF down the
+ * generic path (small folios) when the page count says the file has no
+ * hole, as pages past EOF can make it say.
+ */
+static struct promise promise_before(enum op op, uint64_t off, uint64_t len, uint64_t old)
+{
+	struct promise p = { off, len, 0, 0 };
+	uint64_t b, first = off / HPAGE;
+
+	if (!pmd.on || (op != WRITE && op != MAPWRITE))
+		return p;
+	for (b = first; b <= (off + len - 1) / HPAGE && b - first < 64; b++)
+		if (pmd.empty[b])
+			p.mask |= 1ULL << (b - first);
+	if (p.mask && op == WRITE && off + len <= old && cached_pages() * (long)PAGE >= (long)old) {
+		pmd.exempt++;
+		p.mask = 0;
+	}
+	if (p.mask)
+		p.refusals = thp_refusals();
+	return p;
+}
+
+/*
+ * After op @n: a PMD-sized folio at the first offset it wrote in each
+ * block that was empty, or a refusal by the allocator during the op.
+ * The first miss is dumped with the replay line.
+ */
+static void pmd_check(long n, const struct promise *p)
+{
+	long refused = p->mask && thp_refusals() > p->refusals;
+	uint64_t i, first = p->off / HPAGE;
+	char why[80];
+
+	for (i = 0; i < 64; i++) {
+		uint64_t at = (first + i) * HPAGE > p->off ? (first + i) * HPAGE : p->off;
+		int order;
+
+		if (!(p->mask & (1ULL << i)))
+			continue;
+		order = order_at(at);
+		pmd.checked++;
+		if (order == HPAGE_ORDER)
+			pmd.found++;
+		else if (refused)
+			pmd.refused++;
+		else if (pmd.miss_op < 0) {
+			pmd.miss_op = n;
+			pmd.miss_off = at;
+			pmd.miss_order = order;
+			snprintf(why, sizeof(why), "no PMD-sized folio where promised (order %d)", order);
+			dump(n, why, at);
+		}
+	}
+}
+
+/*
+ * What op @op did to the blocks.  Split, fsync and collapse leave them
+ * as they were: a collapse (like khugepaged's) fills the holes of a range
+ * only if it holds a page, under invalidate_lock, and never past EOF.
+ */
+static void model_after(enum op op, uint64_t off, uint64_t len, uint64_t to)
+{
+	switch (op) {
+	case TRUNCATE:
+		blocks_emptied(off, pmd.blocks * HPAGE);
+		break;
+	case PUNCH:
+		blocks_emptied(off, off + len);
+		break;
+	case COPY_OP:
+		blocks_used(to, len);
+		blocks_used(off, len);	/* the source is read: a hole fills */
+		break;
+	case WRITE:
+	case READ:
+	case MAPWRITE:
+	case MAPREAD:
+	case FALLOC:
+		blocks_used(off, len);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Pick an op: its kind, range, copy destination (@to) and spare bits (@r). */
+static enum op pick(uint64_t *st, uint64_t *off, uint64_t *len, uint64_t *to, uint64_t *r)
 {
 	enum op op = rng_next(st) % (f.collapse ? NR_OPS : COLLAPSE_OP);
-	uint64_t r = rng_next(st), off, len, old = f.size, to = 0;
-	long long bad;
-	long kb;
-	char cmd[200];
 
-	off = pick_off(st, op == TRUNCATE || op == FALLOC || op == WRITE ? f.max : f.size);
-	len = r % 3 == 0 ? 1 + r % 512 : r % 3 == 1 ? 1 + r % (64 * KiB) : 1 + r % (3 * MiB);
-	if (off + len > f.max)
-		len = f.max - off;
-	if (!len)
-		len = 1, off = off ? off - 1 : 0;
+	*r = rng_next(st);
+	*off = pick_off(st, op == TRUNCATE || op == FALLOC || op == WRITE ? f.max : f.size);
+	*len = *r % 3 == 0 ? 1 + *r % 512 : *r % 3 == 1 ? 1 + *r % (64 * KiB) : 1 + *r % (3 * MiB);
+	if (*off + *len > f.max)
+		*len = f.max - *off;
+	if (!*len)
+		*len = 1, *off = *off ? *off - 1 : 0;
 	if ((op == MAPWRITE || op == MAPREAD || op == PUNCH || op == READ || op == COPY_OP) &&
-	    off + len > f.size) {
+	    *off + *len > f.size) {
 		if (!f.size)
 			op = WRITE;
-		else if (off >= f.size)
-			off = f.size - 1, len = 1;
+		else if (*off >= f.size)
+			*off = f.size - 1, *len = 1;
 		else
-			len = f.size - off;
+			*len = f.size - *off;
 	}
 	if (op == COPY_OP) {
 		/* Anywhere in the file's room, past EOF too, but not over the source. */
-		to = pick_off(st, f.max - len + 1);
-		if (to < off + len && off < to + len)
-			to = off + len + len <= f.max ? off + len : off >= len ? off - len : to;
-		if (to < off + len && off < to + len)
+		*to = pick_off(st, f.max - *len + 1);
+		if (*to < *off + *len && *off < *to + *len)
+			*to = *off + *len + *len <= f.max ? *off + *len : *off >= *len ? *off - *len : *to;
+		if (*to < *off + *len && *off < *to + *len)
 			op = READ;
 	}
-	f.log[n % LOG] = (struct logent){ n, op, off, len, f.size, to };
+	return op;
+}
+
+/* Run op @n on the file and the shadow: -1, or the offset where it failed. */
+static long long do_op(long n, enum op op, uint64_t off, uint64_t len, uint64_t to, uint64_t r)
+{
+	char cmd[200];
 
 	switch (op) {
 	case WRITE:
@@ -269,7 +460,7 @@ static long long one(long n, uint64_t *st)
 	case MAPREAD:
 		if (op == MAPREAD && memcmp(f.map + off, f.shadow + off, len))
 			return off;
-		break;		/* READ: compared below */
+		break;		/* READ: compared by the caller */
 	case MAPWRITE:
 		pattern_fill(f.shadow + off, len, off, f.seed + n);
 		memcpy(f.map + off, f.shadow + off, len);
@@ -312,6 +503,25 @@ static long long one(long n, uint64_t *st)
 	case NR_OPS:
 		break;
 	}
+	return -1;
+}
+
+static long long one(long n, uint64_t *st)
+{
+	uint64_t off, len, to = 0, r, old = f.size;
+	enum op op = pick(st, &off, &len, &to, &r);
+	struct promise p;
+	long long bad;
+	long kb;
+
+	f.log[n % LOG] = (struct logent){ n, op, off, len, f.size, to };
+	p = promise_before(op, off, len, old);
+	bad = do_op(n, op, off, len, to, r);
+	if (bad >= 0)
+		return bad;
+	/* Before the compares below, whose reads of holes allocate too. */
+	pmd_check(n, &p);
+	model_after(op, off, len, to);
 	bad = compare(off, len + GUARD);
 	if (bad < 0 && op == COPY_OP)
 		bad = compare(to, len + GUARD);
@@ -348,6 +558,7 @@ static long long corrupt(uint64_t *st)
 	ok = fd >= 0 && pread(fd, &b, 1, at) == 1;
 	b ^= 0x20;
 	ok = ok && pwrite(fd, &b, 1, at) == 1;
+	blocks_used(at, 1);
 	if (fd >= 0)
 		close(fd);
 	if (!ok)
@@ -379,6 +590,10 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	f.collapsed = f.collapses = f.copies = 0;
 	f.collapser_err = f.stop = 0;
 	f.alloc0 = vmstat_get("thp_collapse_alloc");
+	/* A new file: every block empty. */
+	memset(pmd.empty, 1, pmd.blocks);
+	pmd.checked = pmd.found = pmd.refused = pmd.exempt = 0;
+	pmd.miss_op = -1;
 	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	f.map = f.fd < 0 ? MAP_FAILED :
 		mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
@@ -413,48 +628,88 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	return bad;
 }
 
+/*
+ * huge=always: each promised folio PMD-sized, or the allocator refused it.
+ * Allocator refusals in more than half of them: not run.  None promised:
+ * the run exercised nothing, a failure.
+ */
+static void result_pmd(const char *mopts, uint64_t seed)
+{
+	long missed = pmd.checked - pmd.found - pmd.refused;
+	char text[400];
+	int len;
+
+	len = snprintf(text, sizeof(text),
+		       "fsx: seed %llu, ramfs -o '%s': %ld PMD-sized folios promised by writes into empty 2 MiB blocks, %ld found, %ld refused by the allocator (%ld writes exempt: no hole by the page count)",
+		       (unsigned long long)seed, mopts, pmd.checked, pmd.found, pmd.refused,
+		       pmd.exempt);
+	if (missed && len > 0 && len < (int)sizeof(text))
+		snprintf(text + len, sizeof(text) - len,
+			 ", %ld missing, the first at op %ld offset %#llx (order %d)", missed,
+			 pmd.miss_op, (unsigned long long)pmd.miss_off, pmd.miss_order);
+	if (!missed && pmd.checked && pmd.refused * 2 > pmd.checked)
+		ksft_test_result_skip("not run: allocator: %s\n", text);
+	else
+		ksft_test_result(!missed && pmd.checked, "%s\n", text);
+}
+
 /* Second result of a seed: were there huge folios, as the mount says? */
 static void result_huge(const char *mopts, uint64_t seed)
 {
-	int always = !strcmp(mopts, "huge=always");
-
 	if (!has_pagecache_thp()) {
 		ksft_test_result_skip("fsx: seed %llu: huge folios not checked: no %s\n",
 				      (unsigned long long)seed, PAGECACHE_OPT);
 		return;
 	}
-	/* Only collapses (2 MiB each) may make huge folios on huge=never. */
+	if (pmd.on) {
+		result_pmd(mopts, seed);
+		return;
+	}
+	/* huge=never: only collapses (2 MiB each) may make huge folios. */
 	long most = 2048 * (vmstat_get("thp_collapse_alloc") - f.alloc0);
 
-	ksft_test_result(always ? f.huge_peak > 0 : f.huge_peak <= most,
-			 "fsx: seed %llu, ramfs -o '%s': FileHugePages at most %+ld kB during the run (want %s%ld)\n",
-			 (unsigned long long)seed, mopts, f.huge_peak, always ? "> " : "<= ",
-			 always ? 0 : most);
+	ksft_test_result(f.huge_peak <= most,
+			 "fsx: seed %llu, ramfs -o '%s': FileHugePages at most %+ld kB during the run (want <= %ld)\n",
+			 (unsigned long long)seed, mopts, f.huge_peak, most);
 }
 
-int main(int argc, char **argv)
+/* First result of a seed: the data, and with --collapse(r) the collapses. */
+static void result_data(uint64_t seed, long ops, long long bad, double t0, const char *mopts)
 {
-	uint64_t v, first = 1;
-	long seeds = 3, ops = 5000, check = 500, i;
-	unsigned int per_seed;
-	char mopts[32] = "huge=always";
-	const char *dir;
+	/*
+	 * With --collapse(r), some collapse must have copied small folios
+	 * (a new huge page), not only found huge ones there already.
+	 */
+	long made = vmstat_get("thp_collapse_alloc") - f.alloc0;
+	int busy = f.collapse || f.collapser;
+
+	/* One op in ten is a copy: a long run without one is not fsx's. */
+	ksft_test_result(bad < 0 && (!busy || (f.collapsed && made > 0)) &&
+			 !f.collapser_err && (ops < 1000 || f.copies),
+			 "fsx: seed %llu, %ld ops (%ld copy_file_range) on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses returned 0, thp_collapse_alloc %+ld, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
+			 (unsigned long long)seed, ops, f.copies, (unsigned long long)f.max,
+			 mopts, f.pollute ? ", post-EOF pollution" : "",
+			 f.collapse ? ", MADV_COLLAPSE ops" : "",
+			 f.collapser ? ", a collapser thread" : "", f.collapsed,
+			 f.collapses, made, f.collapser_err, now_s() - t0,
+			 meminfo_kb("FileHugePages"));
+}
+
+/* The options into @n (seeds, ops, check, first) and @mopts: 0, or 2 (usage). */
+static int parse_args(int argc, char **argv, uint64_t n[4], char *mopts, size_t mlen)
+{
+	static const char *const names[] = { "--seeds", "--ops", "--check", "--first" };
+	uint64_t v;
+	int i, k;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--pollute")) {
-			f.pollute = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--corrupt")) {
-			corrupting = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--collapse")) {
-			f.collapse = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--collapser")) {
-			f.collapser = 1;
+		int *flag = !strcmp(argv[i], "--pollute") ? &f.pollute :
+			    !strcmp(argv[i], "--corrupt") ? &corrupting :
+			    !strcmp(argv[i], "--collapse") ? &f.collapse :
+			    !strcmp(argv[i], "--collapser") ? &f.collapser : NULL;
+
+		if (flag) {
+			*flag = 1;
 			continue;
 		}
 		if (i + 1 == argc) {
@@ -465,8 +720,7 @@ int main(int argc, char **argv)
 			/* The kernel rejects a bad word at mount time. */
 			if (!strcmp(argv[++i], "knob"))
 				mopts[0] = 0;
-			else if (snprintf(mopts, sizeof(mopts), "huge=%s", argv[i]) >=
-				 (int)sizeof(mopts)) {
+			else if (snprintf(mopts, mlen, "huge=%s", argv[i]) >= (int)mlen) {
 				fprintf(stderr, "probe-fsx: bad value '%s' for --huge\n", argv[i]);
 				return 2;
 			}
@@ -476,26 +730,38 @@ int main(int argc, char **argv)
 			fprintf(stderr, "probe-fsx: bad value '%s' for %s\n", argv[i + 1], argv[i]);
 			return 2;
 		}
-		if (!strcmp(argv[i], "--seeds"))
-			seeds = v;
-		else if (!strcmp(argv[i], "--ops"))
-			ops = v;
+		for (k = 0; k < 4 && strcmp(argv[i], names[k]); k++)
+			;
+		if (k < 4)
+			n[k] = v;
 		else if (!strcmp(argv[i], "--size"))
 			f.max = v;
-		else if (!strcmp(argv[i], "--check"))
-			check = v;
-		else if (!strcmp(argv[i], "--first"))
-			first = v;
 		else {
 			fprintf(stderr, "probe-fsx: unknown option %s\n", argv[i]);
 			return 2;
 		}
 		i++;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n[4] = { 3, 5000, 500, 1 }, first;	/* seeds, ops, check, first */
+	long seeds, ops, check, i;
+	unsigned int per_seed;
+	char mopts[32] = "huge=always";
+	const char *dir;
+
+	if (parse_args(argc, argv, n, mopts, sizeof(mopts)))
+		return 2;
+	seeds = n[0], ops = n[1], check = n[2], first = n[3];
 	if (!f.max)
 		f.max = 9 * MiB + 12345;
+	pmd.on = !strcmp(mopts, "huge=always");
+	pmd.blocks = (f.max + HPAGE - 1) / HPAGE;
 	/* Results per seed: the data, then the huge folios where promised. */
-	per_seed = 1 + (!strcmp(mopts, "huge=always") || !strcmp(mopts, "huge=never"));
+	per_seed = 1 + (pmd.on || !strcmp(mopts, "huge=never"));
 	probe_init(1, argv, NULL);
 	dir = mount_fs("ramfs", mopts);
 	if (!dir)
@@ -503,7 +769,8 @@ int main(int argc, char **argv)
 	snprintf(f.path, sizeof(f.path), "%s/fsx", dir);
 	f.shadow = malloc(f.max);
 	f.buf = malloc(f.max + GUARD);
-	if (!f.shadow || !f.buf)
+	pmd.empty = malloc(pmd.blocks);
+	if (!f.shadow || !f.buf || !pmd.empty)
 		ksft_exit_fail_msg("malloc %llu: %s\n", (unsigned long long)f.max, strerror(errno));
 	ksft_set_plan(seeds * per_seed);
 	for (i = 0; i < seeds; i++) {
@@ -517,26 +784,8 @@ int main(int argc, char **argv)
 			ksft_test_result(flipped >= 0 && bad == flipped,
 					 "fsx: --corrupt seed %llu: byte flipped at offset %lld after op %ld, fsx's check reported offset %lld\n",
 					 (unsigned long long)(first + i), flipped, flip_op, bad);
-		else {
-			/*
-			 * With --collapse(r), some collapse must have copied
-			 * small folios (a new huge page), not only found huge
-			 * ones there already.
-			 */
-			long made = vmstat_get("thp_collapse_alloc") - f.alloc0;
-			int busy = f.collapse || f.collapser;
-
-			/* One op in ten is a copy: a long run without one is not fsx's. */
-			ksft_test_result(bad < 0 && (!busy || (f.collapsed && made > 0)) &&
-					 !f.collapser_err && (ops < 1000 || f.copies),
-					 "fsx: seed %llu, %ld ops (%ld copy_file_range) on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses returned 0, thp_collapse_alloc %+ld, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
-					 (unsigned long long)(first + i), ops, f.copies, (unsigned long long)f.max,
-					 mopts, f.pollute ? ", post-EOF pollution" : "",
-					 f.collapse ? ", MADV_COLLAPSE ops" : "",
-					 f.collapser ? ", a collapser thread" : "", f.collapsed,
-					 f.collapses, made, f.collapser_err, now_s() - t0,
-					 meminfo_kb("FileHugePages"));
-		}
+		else
+			result_data(first + i, ops, bad, t0, mopts);
 		if (per_seed == 2)
 			result_huge(mopts, first + i);
 		probe_case_end(start, per_seed, "fsx seed");
