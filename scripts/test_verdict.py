@@ -428,6 +428,9 @@ always = {"ok": True, "workload": "write", "fs": "ramfs", "mount": "rw,relatime"
           "orders": {"0": 4096}}
 st, why = verdict.judge_orders(dict(always, orders=None, no_orders="holes"))
 check(st == "fail" and "holes" in why, "orders: holes where PMD folios are promised fail", why)
+check(verdict.judge_orders(dict(always, orders=None, no_orders="holes", fs="tmpfs",
+                                mount="rw,huge=always", mode="hole"))[0] == "pass",
+      "orders: tmpfs reads a hole without filling it: no orders, none promised")
 st, why = verdict.judge_orders(always)
 check(st == "fail" and "0 PMD-sized folios of 8" in why,
       "orders: small folios only where the knob says always fails", why)

@@ -429,14 +429,17 @@ def promised_pmd(w):
     """Must the file of this record hold a PMD-sized folio?  On a huge=always
     mount (or a ramfs mount that follows the knob at always), for a file of
     2 MiB or more written through write(2) or a shared mapping without
-    MADV_NOHUGEPAGE, and not cut by truncate or punch, which split."""
+    MADV_NOHUGEPAGE, and not cut by truncate or punch, which split.  tmpfs
+    reads a hole without filling it: read(2) of a sparse file promises
+    nothing there (ramfs fills it, with PMD folios under always)."""
     mount = str(w.get("mount", "")).split(",")
     params = w.get("params") or {}
     follows = w.get("fs") == "ramfs" and not any(m.startswith("huge=") for m in mount)
     always = "huge=always" in mount or (follows and "[always]" in str(w.get("knob", "")))
+    tmpfs_hole = w.get("fs") == "tmpfs" and w.get("mode") == "hole"
     return (always and params.get("size", 0) >= 4096 << PMD_ORDER
             and not params.get("private") and params.get("madvise") != "nohuge"
-            and w.get("workload") != "truncate")
+            and w.get("workload") != "truncate" and not tmpfs_hole)
 
 
 def judge_flip(w):
