@@ -348,10 +348,11 @@ def judge_orders(w):
     """--orders, the file's page-cache folios by order after the run.
     Every case reports them, but those of NO_ORDERS and a file with holes
     (the record's no_orders: folio_orders() would fill them) where no PMD
-    folio is promised: tmpfs reads holes without filling them.  A huge=never mount (ramfs or
-    tmpfs) holds small folios only.  MADV_COLLAPSE (wl-collapse, --madvise
-    collapse) overrides every policy: a file of whole 2 MiB ranges then
-    holds PMD-sized folios only.  Where PMD folios are promised
+    folio is promised: tmpfs reads holes without filling them.  A
+    huge=never mount (ramfs or tmpfs) holds small folios only.
+    MADV_COLLAPSE (wl-collapse, --madvise collapse) overrides every policy:
+    a file of whole 2 MiB ranges then holds PMD-sized folios only.  Where
+    PMD folios are promised
     (promised_pmd()), every whole 2 MiB of the file is one, or the case did
     not run for the allocator's sake (allocator_short())."""
     orders = w.get("orders")
@@ -385,7 +386,9 @@ def judge_orders(w):
         if have < want:
             why = (f"huge pages promised, yet the file holds {have} PMD-sized folios "
                    f"of {want} ({orders}){alloc_failures(w)}")
-            return ("notrun", f"allocator: {why}") if allocator_short(w, want - have) else ("fail", why)
+            if allocator_short(w, want - have):
+                return "notrun", f"allocator: {why}"
+            return "fail", why
     return "pass", ""
 
 
