@@ -34,8 +34,9 @@ machine="-accel tcg,thread=multi -smp 2,sockets=2,cores=1,threads=1
 qemu=(qemu-system-x86_64 $machine -m "${mem}M" -nodefaults -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -display none
 	${THP_QEMU_PLUGIN:+-plugin "$THP_QEMU_PLUGIN"})
-# Stall detectors at about three times their defaults: a vCPU that TCG starves on a
-# loaded host is no stall, and a real one still shows (guest/splats.ere).
+# Stall detectors at about three times their defaults: a vCPU that TCG
+# starves on a loaded host is no stall, and a real one still shows
+# (guest/splats.ere).
 cmdline="console=ttyS0 panic=-1 oops=panic rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 cmdline+=" thp.mode=$mode $extra"
 
