@@ -84,4 +84,9 @@ done
 splats=$(splat_lines "$dir/patched.log")
 [ -z "$splats" ] || { echo "patched: kernel splat:"; echo "$splats"; rc=1; }
 ! grep -q '^not ok ' "$dir/patched.log" || rc=1
+# A test that bailed out (ksft_exit_fail_msg) prints no "not ok" line;
+# its exit status says so.  4 is kselftest's skip.
+bad=$(sed -n 's/^=== exit \([^ ]*\) \([0-9]*\)$/\1 \2/p' "$dir/patched.log" |
+	awk '$2 != 0 && $2 != 4')
+[ -z "$bad" ] || { echo "patched: tests that exited with an error: $bad"; rc=1; }
 exit "$rc"
