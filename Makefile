@@ -1,4 +1,4 @@
-# THP page cache for ramfs: build the packaged 6.1 kernel with thp-series/,
+# THP page cache for ramfs: build the packaged kernel (thp-series/base) with thp-series/,
 # boot it in QEMU, run the probes and workloads.  See README.md.
 
 CACHE   ?= $(HOME)/.cache/thp-pagecache
@@ -12,7 +12,8 @@ SRC     := $(CACHE)/linux
 S       := $(CURDIR)/scripts
 VARIANT := $(KERNEL)$(if $(DEBUG),-debug)
 
-DEB_PKGS := linux-source qemu-system-x86 busybox-static linux-perf fio gcc make \
+# thp-series/base names the Debian source package the series applies to.
+DEB_PKGS := $(shell cat thp-series/base) qemu-system-x86 busybox-static linux-perf fio gcc make \
 	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
 	python3-matplotlib xz-utils kmod rsync gcc-multilib stress-ng python3-ply python3-git \
 	liburcu-dev
@@ -52,7 +53,7 @@ endif
 
 ## deps         install the Debian packages the project needs (apt-get)
 deps: $(DEPS_STAMP)
-$(DEPS_STAMP): Makefile
+$(DEPS_STAMP): Makefile thp-series/base
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done); \
@@ -77,7 +78,8 @@ kernels: tree
 ## progs        build the static C workloads and probes
 progs: tree
 	@$(MAKE) -s -C workloads OUT=$(OUT)/bin
-	@$(MAKE) -s -C sysfs-probes OUT=$(OUT)/bin KSRC=$(SRC)
+	@$(MAKE) -s -C $(SRC) O=$(CACHE)/build/headers headers >/dev/null
+	@$(MAKE) -s -C sysfs-probes OUT=$(OUT)/bin KSRC=$(SRC) KHDR=$(CACHE)/build/headers/usr/include
 
 ## initramfs    busybox, our programs, guest/ scripts, fio, numactl, perf, stress-ng
 initramfs: progs

@@ -9,9 +9,7 @@ STOCK=$CACHE/linux-stock    # worktree pinned at the pristine base
 BUILD=$CACHE/build          # one O= directory per variant
 IMAGES=$CACHE/images        # bzImages keyed by what they were built from
 OUT=${THP_OUT:-$TOP/out}    # our own outputs (initramfs, logs, results)
-# THP_SERIES_DIR and THP_SOURCE_TARBALL: the staged v4 series on 6.12
-# (scripts/v4-smoke.sh) until the harness moves to it (issue 32).
-SERIES_DIR=${THP_SERIES_DIR:-$TOP/thp-series}
+SERIES_DIR=$TOP/thp-series
 CONFIG_DIR=$SERIES_DIR/config
 
 # Debian's python3 (with python3-matplotlib), not whatever is first on PATH.
@@ -63,10 +61,11 @@ config_verify() {
 	return "$bad"
 }
 
-# The packaged tarball: the newest linux-source-*.tar.xz in /usr/src.
+# The Debian source package the series applies to (thp-series/base), and
+# the tarball it installed; make deps installs it.
+source_package() { cat "$SERIES_DIR/base"; }
 source_tarball() {
-	[ -z "${THP_SOURCE_TARBALL:-}" ] || { echo "$THP_SOURCE_TARBALL"; return; }
-	ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1
+	dpkg -L "$(source_package)" 2>/dev/null | grep -m1 '/linux-source-.*\.tar\.xz$' || true
 }
 
 # series_stamp: what thp-series/ is (the series file and every patch it

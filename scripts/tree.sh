@@ -4,25 +4,36 @@
 # whenever a patch or the series file changed.
 . "$(dirname "$0")/common.sh"
 
+pkg=$(source_package)
 tarball=$(source_tarball)
-[ -n "$tarball" ] || die "no /usr/src/linux-source-*.tar.xz: run 'make deps'"
+[ -n "$tarball" ] || die "$pkg is not installed: run 'make deps'"
+# What the base is: the package and its version.  A tree extracted from
+# another one (an older base) is replaced, unless it holds unexported work.
+source="$pkg $(dpkg-query -W -f='${Version}' "$pkg")"
+if [ -d "$SRC/.git" ] && [ "$(git -C "$SRC" config thp.source || true)" != "$source" ]; then
+	[ "$(git -C "$SRC" rev-parse HEAD)" = "$(git -C "$SRC" config thp.head || true)" ] || [ -n "${FORCE:-}" ] ||
+		die "$SRC was extracted from another source ($(git -C "$SRC" config thp.source || echo unknown)) and has commits not exported: 'make tree FORCE=1' replaces it"
+	note "replacing the tree of $(git -C "$SRC" config thp.source || echo 'another source') with $source"
+	rm -rf "$SRC" "$STOCK" "$BUILD"
+fi
 
 if [ ! -d "$SRC/.git" ]; then
 	note "extracting $tarball"
 	rm -rf "$SRC.tmp" && mkdir -p "$SRC.tmp"
 	tar -C "$SRC.tmp" -xf "$tarball"
 	top=$(ls "$SRC.tmp")
-	rm -rf "$SRC" && mv "$SRC.tmp/$top" "$SRC" && rmdir "$SRC.tmp"
+	rm -rf "$SRC" "$STOCK" && mv "$SRC.tmp/$top" "$SRC" && rmdir "$SRC.tmp"
 	cd "$SRC"
 	git init -q -b series
 	git config user.name "thp-pagecache"
 	git config user.email "thp-pagecache@localhost"
 	git config am.keepcr false
+	git config thp.source "$source"
 	# Debian's .gitignore ignores everything at the top level ("/*"):
 	# force-add the extracted tree as it is.
 	git add -f -A
 	v=$(make -s kernelversion)
-	git commit -q -m "Linux $v from $(basename "$tarball")"
+	git commit -q -m "Linux $v from $source"
 	git tag base
 	note "pristine base: Linux $v"
 fi

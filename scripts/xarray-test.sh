@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The kernel's own XArray test suite (tools/testing/radix-tree: lib/xarray.c
 # and lib/test_xarray.c built for user space, with ASan and UBSan), run on
-# a kernel tree: the series changes xas_descend(), which every page cache
-# lookup takes.  Prints TAP; a make test host suite (scripts/test.sh).
+# a kernel tree: the xas_*() walks and multi-index entries that ramfs's
+# large folios and its hole search rely on.  Prints TAP; a make test host
+# suite (scripts/host-suites.sh).
 # usage: xarray-test.sh TREE
 # The tree is not written to: the test directory is copied to a temporary
 # one whose lib/, include/ and tools/ links point into TREE.
@@ -18,7 +19,7 @@ echo 'int main(void){return 0;}' | gcc -x c - -lurcu -o /dev/null 2>/dev/null ||
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/tools/testing"
-cp -r "$tree/tools/testing/radix-tree" "$tmp/tools/testing/"
+cp -r "$tree/tools/testing/radix-tree" "$tree/tools/testing/shared" "$tmp/tools/testing/"
 for d in lib include tools/include tools/lib; do
 	ln -s "$tree/$d" "$tmp/$d"
 done
@@ -30,11 +31,7 @@ make -s -C "$t" clean >/dev/null 2>&1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 echo "1..2"
-# The maple tree test of 6.1 does not build in user space ('fallthrough'
-# undeclared); the XArray programs do not need it.
-if ! make -s -C "$t" xarray multiorder \
-	CORE_OFILES="xarray.o radix-tree.o idr.o linux.o test.o find_bit.o bitmap.o slab.o" \
-	>"$tmp/build.log" 2>&1; then
+if ! make -s -C "$t" xarray multiorder >"$tmp/build.log" 2>&1; then
 	sed 's/^/# /' "$tmp/build.log" | tail -20
 	echo "not ok 1 xarray: the test suite does not build"
 	echo "not ok 2 multiorder: the test suite does not build"

@@ -96,7 +96,7 @@ static void test_fs(const char *type, const char *huge_field, const char *pmd_fi
 		still = meminfo_kb(huge_field) - huge0;
 		ksft_test_result(huge == (long)(SIZE / KiB) && still == huge && s->pmd == want &&
 				 s->bad < 0 && st == 0,
-				 "pmdveto: %s huge=always, 8 MiB by write(2) (%s %+ld kB, want %+lu), %s: VMA %s %ld kB (want %ld), data mismatch %lld, %s now %+ld kB\n",
+				 "pmdveto: %s huge=always, 8 MiB by write(2) (%s %+ld kB, want +%lu), %s: VMA %s %ld kB (want %ld), data mismatch %lld, %s now %+ld kB\n",
 				 type, huge_field, huge, SIZE / KiB, how_name[how], pmd_field,
 				 s->pmd, want, s->bad, huge_field, still);
 	}
