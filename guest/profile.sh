@@ -3,10 +3,22 @@
 # (perf record -e cpu-clock: software events work under TCG; call graphs
 # do not, without frame pointers).  Used by `make profile`; the workload
 # comes from thp.profile= on the kernel command line, commas for spaces.
+# /mnt/ramfs has no huge= option: the global page_cache file decides, set
+# per run to always for huge folios and to deny (4 KiB pages only on every
+# mount) for /mnt/ramfs-4k, whose huge=never alone would give folios sized
+# by the I/O; other mounts run under the default policy.
 . /guest/lib.sh
 wl=$(arg thp.profile | tr , ' ')
 wl="wl-${wl:-write --bs 4K --size 128M} --no-verify"
-echo always >/sys/kernel/mm/transparent_hugepage/page_cache
+knob=/sys/kernel/mm/transparent_hugepage/page_cache
+boot_policy=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $knob 2>/dev/null)
+# policy DIR: the page_cache policy a run on DIR wants, or none.
+policy() {
+	case "$1" in
+	/mnt/ramfs) echo always ;;
+	/mnt/ramfs-4k) echo deny ;;
+	esac
+}
 # Under TCG a sample interrupt is slow, and the kernel would lower the
 # rate to a few hundred per second: turn that throttling off.
 # The rate first: with the limit at 0 the kernel no longer accepts writes
@@ -16,9 +28,16 @@ echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 # make insns: thp.profile_dirs= names the mounts (commas), and the workload
 # runs without perf, whose sampling would be counted too.
 dirs=$(arg thp.profile_dirs | tr , ' ')
+list=${dirs:-/mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge}
+echo "1..$(echo $list | wc -w)"
 n=0
-for d in ${dirs:-/mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge}; do
+for d in $list; do
 	n=$((n + 1))
+	p=$(policy "$d")
+	if [ -n "$p" ] && [ -e $knob ] && ! echo "$p" >$knob; then
+		echo "not ok $n $d # cannot set $knob to $p"
+		continue
+	fi
 	if [ -n "$dirs" ]; then
 		# shellcheck disable=SC2086
 		if $wl --dir $d >/dev/null 2>&1; then
@@ -34,3 +53,7 @@ for d in ${dirs:-/mnt/ramfs /mnt/ramfs-4k /mnt/tmpfs-huge}; do
 	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -${THP_PROFILE_LINES:-40} | sed 's/^/# /'
 	echo "ok $n profile $d"
 done
+if [ -e $knob ]; then
+	echo "$boot_policy" >$knob
+fi
+exit 0

@@ -6,11 +6,28 @@
 suite=$(arg thp.suite)
 reps=$(arg thp.reps)
 size=${THP_SIZE_MB:-64}M
-echo always >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
+knob=/sys/kernel/mm/transparent_hugepage/page_cache
+# The policy the boot left, put back after each run ("" without the file).
+boot_policy=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $knob 2>/dev/null)
 only=$(arg thp.only | tr , ' ')
+
+# spec NAME: the configuration NAME (thp.configs=, run.sh --policies) as
+# DIR:POLICY, POLICY for the global page_cache file, which decides on
+# /mnt/ramfs (no huge= option): ramfs huge folios (always), ramfs-4k the
+# 4 KiB baseline (deny: no large folio on any mount), ramfs-never the
+# default (folios sized by the I/O, below PMD size); any other NAME is the
+# mount /mnt/NAME as it is (tmpfs-huge, tmpfs: huge=never, ramfs-within).
+spec() {
+	case "$1" in
+	ramfs) echo /mnt/ramfs:always ;;
+	ramfs-4k) echo /mnt/ramfs:deny ;;
+	ramfs-never) echo /mnt/ramfs:never ;;
+	*) echo "/mnt/$1" ;;
+	esac
+}
 configs=$(arg thp.configs | tr , ' ')
 configs=${configs:-"ramfs ramfs-4k tmpfs-huge tmpfs"}
-configs=$(for c in $configs; do printf '/mnt/%s ' "$c"; done)
+configs=$(for c in $configs; do printf '%s ' "$(spec "$c")"; done)
 
 case "${suite:-run}" in
 run)
@@ -41,28 +58,23 @@ esac
 n_cases=$(echo "$cases" | wc -l)
 n_configs=$(echo $configs | wc -w)
 # thp.only=NAME,... (by hand, to measure a few cases): case names, and
-# sweep, smallfiles and collapse for the blocks below.
+# sweep and smallfiles for the blocks below.
 if [ -n "$only" ] && ! echo " $only " | grep -q " sweep "; then
 	sweep=""
 fi
-# The small-file benchmark: six configurations, the within_size mounts too.
+# The small-file benchmark: seven configurations, the within_size mounts too.
 if [ -n "$only" ] && ! echo " $only " | grep -q " smallfiles "; then
 	small=""
 fi
-small_configs="/mnt/ramfs-4k /mnt/ramfs-within /mnt/ramfs /mnt/tmpfs /mnt/tmpfs-within /mnt/tmpfs-huge"
+small_configs=$(for c in ramfs-4k ramfs-never ramfs-within ramfs tmpfs tmpfs-within tmpfs-huge; do
+	printf '%s ' "$(spec $c)"; done)
+n_small_configs=$(echo $small_configs | wc -w)
 # Five wall-clock repetitions, as the cases above: a read of 10,000 files
 # lasts about a second, and this host's noise moved single ones by 2x.
 small_seeds="1 2 3 4 5"
 [ "$suite" = counts ] && small_seeds="1 2"
-n_small=$(( $(echo ${small:-} | wc -w) * $(echo $small_seeds | wc -w) * 6 ))
-# The collapse benchmark (make bench): four runs, three reps.
-collapse=""
-[ "$suite" = bench ] && collapse=1
-if [ -n "$only" ] && ! echo " $only " | grep -q " collapse "; then
-	collapse=""
-fi
-n_collapse=$(( ${collapse:-0} * 4 * 3 ))
-total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs + n_small + n_collapse))
+n_small=$(( $(echo ${small:-} | wc -w) * $(echo $small_seeds | wc -w) * n_small_configs ))
+total=$((reps * n_cases * (n_configs + 1) + $(echo $sweep | wc -w) * 3 * 2 * n_configs + n_small))
 i=0
 # A per-run limit only when the host asks for one (thp.timeout=).
 limit=$(arg thp.timeout)
@@ -71,13 +83,38 @@ limit=$(arg thp.timeout)
 # here, with its exit status, so that bench.sh and report.py count it.
 run() {
 	i=$((i + 1))
-	echo "{\"type\":\"progress\",\"msg\":\"$i/$total: $*\"}"
+	echo "{\"type\":\"progress\",\"msg\":\"$i/$total: $*${on_policy:+ (page_cache $on_policy)}\"}"
 	# shellcheck disable=SC2068
 	limited "${limit:-0}" $@ --no-verify >/tmp/bench.out 2>/dev/console
 	cat /tmp/bench.out
 	[ "$lim_rc" = 0 ] && return 0
 	grep -q '"ok":false' /tmp/bench.out && return 0
 	crashed "$lim_rc" "$lim_timeout" "$@"
+}
+
+# policy P: write P to the page_cache file, if the kernel has one (stock
+# has not: its ramfs is 4 KiB pages whatever the configuration says).  A
+# kernel with the file must take it: a figure under another policy than
+# its configuration's name would be a wrong one.
+policy() {
+	[ -n "$1" ] && [ -e $knob ] || return 0
+	echo "$1" >$knob && return 0
+	echo "run-bench.sh: cannot set $knob to $1" >&2
+	exit 1
+}
+
+# run_on SPEC wl-NAME ARGS...: run on SPEC (DIR or DIR:POLICY, of spec())
+# with --dir DIR, POLICY in force for this run alone.
+run_on() {
+	on_dir=${1%%:*} on_policy=""
+	[ "$on_dir" = "$1" ] || on_policy=${1#*:}
+	shift
+	policy "$on_policy"
+	# shellcheck disable=SC2068,SC2086
+	run $@ --dir $on_dir
+	[ -n "$on_policy" ] && policy "$boot_policy"
+	on_policy=""
+	return 0
 }
 
 # crashed RC TIMEOUT wl-NAME ARGS...: a failed workload record for report.py.
@@ -98,7 +135,7 @@ crashed() {
 	done
 	why="exit $rc"
 	[ "$to" = 1 ] && why="killed by its ${limit}s limit (exit $rc)"
-	echo "{\"type\":\"workload\",\"workload\":\"$wl\",\"mode\":\"$mode\",\"params\":{\"size\":$(bytes "$sz"),\"bs\":$(bytes "$bs"),\"pattern\":\"$pattern\",\"seed\":$seed},\"dir\":\"$dir\",\"fs\":\"$(echo "$dir" | sed 's|/mnt/||; s|-.*||')\",\"wall_s\":0,\"bytes\":0,\"rc\":$rc,\"ok\":false,\"error\":\"$why\"}"
+	echo "{\"type\":\"workload\",\"workload\":\"$wl\",\"mode\":\"$mode\",\"params\":{\"size\":$(bytes "$sz"),\"bs\":$(bytes "$bs"),\"pattern\":\"$pattern\",\"seed\":$seed},\"dir\":\"$dir\",\"fs\":\"$(echo "$dir" | sed 's|/mnt/||; s|-.*||')\",\"knob\":\"$(cat $knob 2>/dev/null || echo n/a)\",\"wall_s\":0,\"bytes\":0,\"rc\":$rc,\"ok\":false,\"error\":\"$why\"}"
 }
 
 # bytes 4K|64M|...: the number.
@@ -119,7 +156,7 @@ while [ $r -lt "$reps" ]; do
 		fi
 		for d in $configs; do
 			# shellcheck disable=SC2086
-			run wl-$c --dir $d --size $size --seed $r
+			run_on $d wl-$c --size $size --seed $r
 		done
 		# The physical limit for the same bytes and block size.
 		bs=$(echo "$c" | sed -n 's/.*--bs \([^ ]*\).*/\1/p')
@@ -134,7 +171,7 @@ for s in $sweep; do
 		for c in "write" "fault --mode write"; do
 			for d in $configs; do
 				# shellcheck disable=SC2086
-				run wl-$c --dir $d --size ${s}M --seed $r
+				run_on $d wl-$c --size ${s}M --seed $r
 			done
 		done
 	done
@@ -150,43 +187,33 @@ if [ -n "${small:-}" ]; then
 		for m in ${small:-}; do
 			for d in $small_configs; do
 				case $suite:$d in
-				counts:* | *:/mnt/ramfs | *:/mnt/tmpfs-huge) nf=1000 ;;
+				counts:* | *:/mnt/ramfs:always | *:/mnt/tmpfs-huge) nf=1000 ;;
 				*) nf=10000 ;;
 				esac
 				# A run killed half way leaves its files behind, and
 				# 1,000 always files fill a fifth of the guest.
-				rm -rf "$d"/wl-smallfiles.*.d
-				run wl-smallfiles --mode $m --bs 256K --dir $d --files $nf --seed $r
+				rm -rf "${d%%:*}"/wl-smallfiles.*.d
+				run_on $d wl-smallfiles --mode $m --bs 256K --files $nf --seed $r
 			done
 		done
 	done
 fi
-# Collapse: 256 MiB of small folios (ramfs huge=never; MADV_COLLAPSE
-# overrides the policy): random 4 KiB reads through the mapping before and
-# after MADV_COLLAPSE, beside tmpfs huge=always, and the collapse itself
-# (s per GiB); three reps, interleaved.  Files written in 2 MiB writes:
-# --bs 2M keeps these runs out of the headline's "fault random (1M)".
-if [ -n "$collapse" ]; then
-	for r in 1 2 3; do
-		run wl-fault --mode random --bs 2M --dir /mnt/ramfs-4k --size 256M --seed $r
-		run wl-fault --mode random --bs 2M --madvise collapse --dir /mnt/ramfs-4k --size 256M --seed $r
-		run wl-fault --mode random --bs 2M --dir /mnt/tmpfs-huge --size 256M --seed $r
-		run wl-collapse --bs 2M --dir /mnt/ramfs-4k --size 256M --seed $r
-	done
-fi
 # fio as an independent check, on ramfs with and without huge folios and tmpfs.
 if [ "$suite" = bench ] && command -v fio >/dev/null; then
-	for d in $configs; do
+	for on in $configs; do
+		d=${on%%:*} p=""
+		[ "$d" = "$on" ] || p=${on#*:}
+		policy "$p"
 		for rw in write read randread; do
 			echo "{\"type\":\"progress\",\"msg\":\"fio $rw on $d\"}"
 			fio --name=t --directory=$d --rw=$rw --bs=$([ $rw = randread ] && echo 4k || echo 1m) \
 				--size=$size --ioengine=psync --output-format=json 2>/dev/null | \
-				tr -d '\n' | sed "s|^|{\"type\":\"fio\",\"dir\":\"$d\",\"rw\":\"$rw\",\"fio\":|; s|\$|}|"
+				tr -d '\n' | sed "s|^|{\"type\":\"fio\",\"dir\":\"$d\",\"config\":\"$on\",\"rw\":\"$rw\",\"fio\":|; s|\$|}|"
 			echo
 			rm -f $d/t.*
 		done
+		[ -n "$p" ] && policy "$boot_policy"
 	done
 fi
-echo within_size >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
 rm -f /tmp/bench.out
 exit 0

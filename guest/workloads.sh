@@ -1,7 +1,10 @@
 #!/bin/sh
-# Every workload in a small verify mode on each filesystem/policy, then each
-# once more with --corrupt on ramfs.  Each run prints its own JSON object and
-# then one {"type":"case",...} line with its exit status; the host
+# Every workload in a small verify mode on each configuration, then each
+# once more with --corrupt on ramfs.  A configuration is a directory, or
+# DIR:POLICY: the case runs with POLICY in the global page_cache file
+# (always, never or deny, the 4 KiB baseline), set just before it and put
+# back just after it.  Each run prints its own JSON object and then one
+# {"type":"case",...} line with its exit status; the host
 # (scripts/verdict.py) builds the expected cases from the "test" column and
 # the dirs: and corrupt_dir: lines of guest/cases.txt, and judges every
 # case: a run that crashes, exits non-zero or hangs fails by name.
@@ -10,30 +13,43 @@ size=${THP_SIZE_MB:-16}M
 cases=$(case_list test)
 dirs=$(case_setting dirs)
 corrupt_dir=$(case_setting corrupt_dir)
+knob=/sys/kernel/mm/transparent_hugepage/page_cache
+# The policy the boot left, put back after each case ("" without the file).
+boot_policy=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $knob 2>/dev/null)
 
-# one DIR CORRUPT "CASE" ARGS...: run wl-CASE ARGS on DIR, then its case line.
+# policy P: write P to the page_cache file.  A kernel with the file must
+# take it, or the verdict would judge the case by a policy not in force;
+# a kernel without it (stock) runs the case under its own 4 KiB rule, and
+# the record's "knob":"n/a" says so.
+policy() {
+	[ -n "$1" ] && [ -e $knob ] || return 0
+	echo "$1" >$knob && return 0
+	echo "workloads.sh: cannot set $knob to $1" >&2
+	exit 1
+}
+
+# one CONFIG CORRUPT "CASE" ARGS...: run wl-CASE ARGS on CONFIG (DIR or
+# DIR:POLICY), then its case line, which names the configuration.
 one() {
-	d=$1 c=$2 w=$3
+	cfg=$1 c=$2 w=$3
 	shift 3
+	d=${cfg%%:*} p=""
+	[ "$d" = "$cfg" ] || p=${cfg#*:}
 	settle
+	policy "$p"
 	# shellcheck disable=SC2086
 	limited "$THP_TEST_TIMEOUT" wl-$w "$@" --dir $d
-	echo "{\"type\":\"case\",\"case\":\"$(jstr "$w")\",\"dir\":\"$d\",\"corrupt\":$c,\"rc\":$lim_rc,\"timeout\":$lim_timeout}"
+	[ -n "$p" ] && policy "$boot_policy"
+	echo "{\"type\":\"case\",\"case\":\"$(jstr "$w")\",\"dir\":\"$cfg\",\"corrupt\":$c,\"rc\":$lim_rc,\"timeout\":$lim_timeout}"
 }
 
 [ -n "$cases" ] || { echo "workloads.sh: no \"test\" cases in $THP_CASES" >&2; exit 1; }
 [ -n "$dirs" ] && [ -n "$corrupt_dir" ] || { echo "workloads.sh: no dirs: or corrupt_dir: in $THP_CASES" >&2; exit 1; }
 echo "$cases" | grep -v '^$' >/tmp/workloads.cases
-for dir in $dirs; do
-	# A kernel with the knob must take it: the verdict then wants PMD folios.
-	knob=/sys/kernel/mm/transparent_hugepage/page_cache
-	if [ "$dir" = /mnt/ramfs ] && [ -e $knob ] && ! echo always >$knob; then
-		echo "workloads.sh: cannot set $knob to always" >&2
-		exit 1
-	fi
+for cfg in $dirs; do
 	while read -r w; do
 		# shellcheck disable=SC2086
-		one $dir 0 "$w" --size $size --orders
+		one $cfg 0 "$w" --size $size --orders
 	done </tmp/workloads.cases
 done
 # The check itself: with one byte flipped behind its back, every case on
@@ -43,5 +59,4 @@ while read -r w; do
 	one $corrupt_dir 1 "$w" --size 4M --corrupt
 done </tmp/workloads.cases
 rm -f /tmp/workloads.cases
-echo within_size >/sys/kernel/mm/transparent_hugepage/page_cache 2>/dev/null
 exit 0

@@ -230,9 +230,7 @@ void settle_slab(const char *cache)
 const char *const counter_names[] = {
 	"FileHugePages", "FilePmdMapped", "MemFree", "Unevictable",
 	"ShmemHugePages", "node0.FileHugePages", "node1.FileHugePages",
-	"thp_write_alloc", "thp_write_alloc_failed", "thp_read_alloc",
-	"thp_read_alloc_failed", "thp_fault_file_alloc",
-	"thp_fault_file_alloc_failed", "thp_file_alloc", "thp_file_fallback",
+	"thp_file_alloc", "thp_file_fallback",
 	"thp_file_mapped", "thp_split_page", "thp_split_page_failed",
 	"thp_split_pmd", "pgfault", "nr_file_hugepages", "nr_dirty",
 	"nr_file_pages", "radix_tree_node",

@@ -344,17 +344,47 @@ NO_ORDERS = {
 }
 
 
+def policy_of(w):
+    """The policy the record's file was made under, as its mount and the
+    global page_cache file (the record's "knob", "[never] always ...")
+    say: tmpfs, its mount's huge= (None without one: shmem_enabled, which
+    the record does not hold, decides then); ramfs, a global
+    deny or force (they override every mount), else its mount's huge=, else
+    the global file; None for a ramfs without the file (a kernel without
+    the series) or another filesystem."""
+    mount = str(w.get("mount", "")).split(",")
+    huge = next((m[len("huge="):] for m in mount if m.startswith("huge=")), None)
+    m = re.search(r"\[(\w+)\]", str(w.get("knob", "")))
+    knob = m.group(1) if m else None
+    if w.get("fs") == "tmpfs":
+        return huge
+    if w.get("fs") != "ramfs":
+        return None
+    if knob in ("deny", "force"):
+        return knob
+    return huge or knob
+
+
+def io_order(w):
+    """The largest folio order a ramfs write of the record's --bs may make
+    under never: sized by the I/O (the workloads write and read in --bs
+    blocks, and fault one page at a time), below PMD size."""
+    bs = (w.get("params") or {}).get("bs", 0)
+    order = (bs // 4096).bit_length() - 1 if isinstance(bs, int) and bs >= 4096 else 0
+    return min(order, PMD_ORDER - 1)
+
+
 def judge_orders(w):
     """--orders, the file's page-cache folios by order after the run.
     Every case reports them, but those of NO_ORDERS and a file with holes
     (the record's no_orders: folio_orders() would fill them) where no PMD
-    folio is promised: tmpfs reads holes without filling them.  A
-    huge=never mount (ramfs or tmpfs) holds small folios only.
-    MADV_COLLAPSE (wl-collapse, --madvise collapse) overrides every policy:
-    a file of whole 2 MiB ranges then holds PMD-sized folios only.  Where
-    PMD folios are promised
-    (promised_pmd()), every whole 2 MiB of the file is one, or the case did
-    not run for the allocator's sake (allocator_short())."""
+    folio is promised: tmpfs reads holes without filling them.  Small
+    folios (order 0) only under ramfs's global deny and on tmpfs huge=never;
+    on ramfs under never (the mount's huge= or the global file's) folios
+    sized by the I/O, none larger than --bs nor PMD-sized.  Where PMD
+    folios are promised (promised_pmd()), every whole 2 MiB of the file is
+    one, or the case did not run for the allocator's sake
+    (allocator_short())."""
     orders = w.get("orders")
     params = w.get("params") or {}
     if w.get("workload") in NO_ORDERS:
@@ -364,21 +394,19 @@ def judge_orders(w):
         if why == "holes" and not promised_pmd(w):
             return "pass", "no orders: the file has holes, which folio_orders() would fill"
         return "fail", f"no folio orders reported (--orders: {why}): the folio sizes went unchecked"
-    never = "huge=never" in str(w.get("mount", "")).split(",")
-    collapsed = w.get("workload") == "collapse" or params.get("madvise") == "collapse"
-    if collapsed:
-        small = sorted(int(o) for o, n in orders.items() if int(o) != PMD_ORDER and n)
-        if small and params.get("size", 1) % PMD_SIZE == 0:
-            return "fail", (f"collapsed, yet the file holds folios of order "
-                            f"{', '.join(map(str, small))} ({orders})")
-        want = params.get("size", 0) // PMD_SIZE
-        if orders.get(str(PMD_ORDER), 0) < want:
-            return "fail", f"collapsed, yet the file holds fewer than {want} PMD folios ({orders})"
-        return "pass", ""
-    if never:
+    policy = policy_of(w)
+    if policy == "deny" or (policy == "never" and w.get("fs") == "tmpfs"):
         big = sorted(int(o) for o, n in orders.items() if o != "0" and n)
         if big:
-            return "fail", (f"huge=never, yet the file holds folios of order "
+            what = "page_cache deny" if policy == "deny" else "tmpfs huge=never"
+            return "fail", (f"{what}, yet the file holds folios of order "
+                            f"{', '.join(map(str, big))} ({orders})")
+    elif policy == "never":
+        top = io_order(w)
+        big = sorted(int(o) for o, n in orders.items() if int(o) > top and n)
+        if big:
+            return "fail", (f"ramfs never: folios sized by the I/O ({params.get('bs')} bytes, "
+                            f"order {top} at most), yet the file holds folios of order "
                             f"{', '.join(map(str, big))} ({orders})")
     if promised_pmd(w):
         want = params["size"] // PMD_SIZE
@@ -394,31 +422,35 @@ def judge_orders(w):
 
 def allocator_short(w, missing):
     """Did the allocator, rather than the kernel under test, say no?  Only
-    if an allocation was tried and failed (the fallback counters rose) and
-    the free 2 MiB blocks before the case were fewer than the folios that
-    are missing: on any node for tmpfs, which allocates huge folios on the
-    local node only, and on all nodes together for ramfs, which falls back
-    to the other node.  With enough free blocks a failure is the kernel's."""
+    if the free 2 MiB blocks before the case were fewer than the folios
+    that are missing: on all nodes together for ramfs, which falls back to
+    the other node and counts no event for a huge folio it could not get
+    (the blocks are all there is to go by); and on any node for tmpfs,
+    which allocates huge folios on the local node only, if it counted a
+    fallback (thp_file_fallback).  With enough free blocks a missing PMD
+    folio is the kernel's."""
+    free = w.get("free_2m")
+    if not (isinstance(free, list) and free and all(isinstance(n, int) for n in free)):
+        return False
+    if w.get("fs") == "ramfs":
+        return sum(free) < missing
     deltas = w.get("case_deltas") or w.get("deltas") or {}
     tried = any(isinstance(deltas.get(n), int) and deltas[n] > 0 for n in FAILED_COUNTERS)
-    free = w.get("free_2m")
-    if not (tried and isinstance(free, list) and free):
-        return False
-    return (min(free) if w.get("fs") == "tmpfs" else sum(free)) < missing
+    return tried and min(free) < missing
 
 
-# The counters a huge folio allocation that failed raises (tmpfs: the
-# first; ramfs: the first and the one of its path).
-FAILED_COUNTERS = ("thp_file_fallback", "thp_write_alloc_failed",
-                   "thp_read_alloc_failed", "thp_fault_file_alloc_failed")
+# The counters a huge folio allocation that failed raises: tmpfs's.  ramfs
+# counts none (v3's thp_write_alloc_failed, thp_read_alloc_failed and
+# thp_fault_file_alloc_failed are gone).
+FAILED_COUNTERS = ("thp_file_fallback",)
 
 
 def alloc_failures(w):
     """'; allocation failed: thp_file_fallback +8; free 2 MiB blocks per
-    node before: [0, 80]' when the case's counters (from before the file
-    was made: case_deltas, else the timed run's deltas) say the kernel
-    tried and the allocator said no, which is not the same bug as a policy
-    that never tried."""
+    node before: [0, 80]': the counters of a failed allocation (from
+    before the file was made: case_deltas, else the timed run's deltas)
+    and the free 2 MiB blocks, which tell the allocator's "no" from a
+    policy that never tried."""
     deltas = w.get("case_deltas") or w.get("deltas") or {}
     seen = [f"{n} +{deltas[n]}" for n in FAILED_COUNTERS
             if isinstance(deltas.get(n), int) and deltas[n] > 0]
@@ -429,19 +461,21 @@ def alloc_failures(w):
 
 
 def promised_pmd(w):
-    """Must the file of this record hold a PMD-sized folio?  On a huge=always
-    mount (or a ramfs mount that follows the knob at always), for a file of
-    2 MiB or more written through write(2) or a shared mapping without
-    MADV_NOHUGEPAGE, and not cut by truncate or punch, which split.  tmpfs
-    reads a hole without filling it: read(2) of a sparse file promises
-    nothing there (ramfs fills it, with PMD folios under always)."""
-    mount = str(w.get("mount", "")).split(",")
+    """Must the file of this record hold PMD-sized folios?  Under always
+    (tmpfs huge=always; ramfs huge=always, or the global always or force),
+    for a file of 2 MiB or more, written through write(2) or faulted
+    through a mapping without MADV_NOHUGEPAGE, and not cut by truncate or
+    punch, which split.  On ramfs a write fault through a private mapping
+    is a read fault, which fills the hole with a PMD folio under always;
+    tmpfs's private mappings are not checked.  tmpfs reads a hole without
+    filling it: read(2) of a sparse file promises nothing there (ramfs
+    fills it, with PMD folios under always)."""
     params = w.get("params") or {}
-    follows = w.get("fs") == "ramfs" and not any(m.startswith("huge=") for m in mount)
-    always = "huge=always" in mount or (follows and "[always]" in str(w.get("knob", "")))
+    ramfs = w.get("fs") == "ramfs"
+    always = policy_of(w) in (("always", "force") if ramfs else ("always",))
     tmpfs_hole = w.get("fs") == "tmpfs" and w.get("mode") == "hole"
-    return (always and params.get("size", 0) >= 4096 << PMD_ORDER
-            and not params.get("private") and params.get("madvise") != "nohuge"
+    return (always and params.get("size", 0) >= PMD_SIZE
+            and (ramfs or not params.get("private")) and params.get("madvise") != "nohuge"
             and w.get("workload") != "truncate" and not tmpfs_hole)
 
 

@@ -1,33 +1,34 @@
 // A randomized page cache exerciser in the spirit of xfstests' fsx: a seeded
 // sequence of write, read, mapped write, mapped read, truncate, punch hole,
 // fallocate, split, copy_file_range within the file (splice: ->read_iter
-// into a pipe and ->write_iter out of it) and fsync (and collapse) on one
-// file of several MiB, checked against a shadow
-// buffer (the op's range and a guard band after each op, the whole file
-// every --check ops and at the end).  On a mismatch it prints the seed, the
-// op number and the last ops, so that the run can be replayed.  A second
-// result per seed: under huge=always every write(2) or mapped write into a
-// 2 MiB block that held no cached page got a PMD-sized folio there (the
-// allocator's refusals aside), under huge=never no huge folio existed but
-// what collapses made; other policies and the knob (which others flip
-// meanwhile) promise nothing here, so no result.
+// into a pipe and ->write_iter out of it) and fsync on one file of several
+// MiB, checked against a shadow buffer (the op's range and a guard band
+// after each op, the whole file every --check ops and at the end).  On a
+// mismatch it prints the seed, the op number and the last ops, so that the
+// run can be replayed.  A second result per seed checks the folio sizes
+// against the page cache policy ("Hugepages in the page cache",
+// transhuge.rst): under huge=always every write(2), fallocate(2) or mapped
+// write into a 2 MiB block that held no cached page got a PMD-sized folio
+// there, past EOF too; under huge=within_size only where the block ends
+// within max(i_size, end of the write) (mapped writes: within i_size);
+// under huge=never and huge=advise (fsx never madvises) no PMD-sized folio
+// exists at all; under the global deny (--deny) no large folio exists at
+// all, whatever the mount says.  A promised PMD-sized folio may be missing
+// only when the allocator had no free 2 MiB block left.  Without huge= (the
+// global page_cache file decides, which stress.sh flips meanwhile) there is
+// no second result.
 //
 // usage: probe-fsx [--seeds N] [--ops N] [--size BYTES] [--check N] [--first SEED]
 //                  [--huge always|within_size|advise|never|knob]  (ramfs huge=;
-//                  knob: no huge= option, the page_cache knob decides)
+//                  knob: no huge= option, the page_cache file decides)
+//                  [--deny]  (set the global page_cache file to deny for the run:
+//                  4 KiB folios only, on a mount with any huge=)
 //                  [--corrupt]  (flip one byte of the file behind fsx's back just
 //                  before a whole-file check: the seed's result passes only if
 //                  that check reports the flipped offset)
 //                  [--pollute]  (after every size change and mapped write, store
 //                  garbage past EOF in the EOF page through a mapping, as
 //                  xfstests fsx -e 1 does: when the file grows it must read 0)
-//                  [--collapse]  (an op more, MADV_COLLAPSE of the op's PMD ranges;
-//                  some must make a huge page (thp_collapse_alloc), and huge=never
-//                  then promises no huge folio only until the first call)
-//                  [--collapser]  (a thread collapsing random PMD ranges meanwhile,
-//                  racing every op; some must make a huge page; a replay is not exact.
-//                  Neither changes what huge=always promises: a collapse adds
-//                  nothing to a range that holds no page, nor past EOF)
 #define _GNU_SOURCE
 #include "probe.h"
 

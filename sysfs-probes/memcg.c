@@ -1,11 +1,13 @@
-// Memory pressure in a memcg: with memory.max = 8 MiB a 7 MiB file gets
-// huge folios while they fit and smaller ones after, stepping down through
-// the sizes (the PMD fallback and each folio counted in its size's stats),
-// with no OOM kill, about as fast as in a memcg without a limit; a 64 MiB
-// file there ends cleanly (ENOMEM or a memcg OOM kill, as upstream 6.1
-// decides) after charging the memcg up to its limit, and unlink gives
-// everything back.  Each write is made by a child that has joined the
-// memcg, and says so before it writes.
+// Memory pressure in a memcg, on huge=always ramfs: with memory.max = 8M a
+// 7 MiB file, made by write(2) and by fallocate(2), gets PMD-sized folios
+// while they fit and smaller large folios after (it steps down, it does
+// not drop to 4 KiB), with no OOM kill and memcg file_thp exactly the PMD
+// folios it holds; the write about as fast as in a memcg without a limit.
+// A 64 MiB file there, by either call, ends cleanly (ENOMEM or a memcg OOM
+// kill, as upstream decides: order-0 charges, and the write path's orders
+// 1-3, may invoke the OOM killer) after charging the memcg up to its
+// limit, and unlink gives everything back.  Each file is made by a child
+// that has joined the memcg, and says so before it starts.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -34,8 +36,15 @@ struct report {
 	double secs;		/* of the writes alone: no fork, no cgroup join */
 };
 
-/* The child: join @cg, say so, write @len bytes of pattern, report. */
-static void __attribute__((noreturn)) writer(const char *cg, const char *path, size_t len, int out)
+enum how { WRITE, FALLOCATE };
+static const char *const how_name[] = { "write(2)", "fallocate(2)" };
+
+/*
+ * The child: join @cg, say so, write @len bytes of pattern (or fallocate
+ * them, @how), report.
+ */
+static void __attribute__((noreturn)) writer(const char *cg, const char *path, size_t len,
+					     enum how how, int out)
 {
 	struct report r = { 0 };
 	unsigned char *buf = malloc(BS);
@@ -48,7 +57,13 @@ static void __attribute__((noreturn)) writer(const char *cg, const char *path, s
 		_exit(3);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	t0 = now_s();
-	while (fd >= 0 && (size_t)r.written < len) {
+	if (fd >= 0 && how == FALLOCATE) {
+		if (fallocate(fd, 0, 0, len))
+			r.err = errno;
+		else
+			r.written = len;
+	}
+	while (fd >= 0 && how == WRITE && (size_t)r.written < len) {
 		size_t n = len - r.written < BS ? len - r.written : BS;
 		ssize_t got;
 
@@ -70,11 +85,12 @@ static void __attribute__((noreturn)) writer(const char *cg, const char *path, s
 }
 
 /*
- * Write @len bytes to @name from a fresh child in @cg.  Returns its wait
+ * Write (or fallocate, @how) @len bytes to @name from a fresh child in @cg.  Returns its wait
  * status, or -1 if it could not be started; @r holds what it reported
  * (joined 0 and done 0 when it said nothing).
  */
-static int write_in_cg(const char *cg, const char *name, size_t len, struct report *r)
+static int write_in_cg(const char *cg, const char *name, size_t len, enum how how,
+		       struct report *r)
 {
 	char path[128];
 	int st = -1, pfd[2];
@@ -89,7 +105,7 @@ static int write_in_cg(const char *cg, const char *name, size_t len, struct repo
 	pid = fork();
 	if (!pid) {
 		close(pfd[0]);
-		writer(cg, path, len, pfd[1]);
+		writer(cg, path, len, how, pfd[1]);
 	}
 	close(pfd[1]);
 	if (pid > 0) {
@@ -111,24 +127,13 @@ static int exited_ok(int st)
 	return st != -1 && WIFEXITED(st) && !WEXITSTATUS(st);
 }
 
-/* Each size's page_cache_alloc, orders 2..9 (16 kB to 2 MiB); 0 or -1. */
-static int size_allocs(long *n)
-{
-	int o;
-
-	for (o = 2; o <= 9; o++)
-		if ((n[o] = size_stat(4UL << o, "stats/page_cache_alloc")) < 0)
-			return -1;
-	return 0;
-}
-
 /* One more 7 MiB write to @name in @cg; @best keeps the fastest time. */
 static void keep_fastest(const char *cg, const char *name, struct report *best)
 {
 	struct report r;
 	char path[128];
 
-	if (!exited_ok(write_in_cg(cg, name, 7 * MiB, &r)) || !r.done || r.err)
+	if (!exited_ok(write_in_cg(cg, name, 7 * MiB, WRITE, &r)) || !r.done || r.err)
 		best->done = 0;
 	else if (r.secs < best->secs)
 		best->secs = r.secs;
@@ -136,79 +141,92 @@ static void keep_fastest(const char *cg, const char *name, struct report *best)
 	unlink(path);
 }
 
-static void test_fits(void)
+/*
+ * 7 MiB by @how in the 8M memcg; @r gets the child's report.  Two results:
+ * it fits (no OOM kill, all of it there, charged here), and it steps down.
+ */
+static void fits(enum how how, struct report *r)
 {
-	long oom0, ok0, fail0, huge, fallback, file0, file;
-	long pmd_fb0, pmd_fbc0, pmd_fb, pmd_fbc, alloc0[10], alloc[10];
 	unsigned long hist[MAX_FOLIO_ORDER];
+	long oom0, file0, thp0, file, thp, n;
 	char path[128], text[200] = "";
-	struct report cg, free;
-	int st, st_free, o, i, mid = 0, sized, per_size = 1;
+	int st, o, mid = 0;
 	long long bad;
 
-	/* The control: the same write from the same kind of child, no limit. */
-	st_free = write_in_cg(CG_FREE, "free", 7 * MiB, &free);
-	snprintf(path, sizeof(path), "%s/free", dir);
-	unlink(path);
 	oom0 = cgroup_stat(CG, "memory.events", "oom_kill");
 	file0 = memcg_stat_exact(CG, "file");
-	ok0 = vmstat_get("thp_write_alloc");
-	fail0 = vmstat_get("thp_write_alloc_failed");
-	pmd_fb0 = size_stat(2048, "stats/page_cache_fallback");
-	pmd_fbc0 = size_stat(2048, "stats/page_cache_fallback_charge");
-	sized = !size_allocs(alloc0);
-	st = write_in_cg(CG, "fits", 7 * MiB, &cg);
+	thp0 = memcg_stat_exact(CG, "file_thp");
+	st = write_in_cg(CG, "fits", 7 * MiB, how, r);
 	snprintf(path, sizeof(path), "%s/fits", dir);
-	bad = check_file(path, 7 * MiB, 9);
-	huge = vmstat_get("thp_write_alloc") - ok0;
-	fallback = vmstat_get("thp_write_alloc_failed") - fail0;
-	pmd_fb = size_stat(2048, "stats/page_cache_fallback") - pmd_fb0;
-	pmd_fbc = size_stat(2048, "stats/page_cache_fallback_charge") - pmd_fbc0;
-	sized = sized && !size_allocs(alloc);
-	orders_of(path, 7 * MiB, hist, text, sizeof(text));
-	/* Each folio of the file counted in its size's stats, no other. */
-	for (o = 2; o <= 9; o++) {
-		per_size &= sized && alloc[o] - alloc0[o] == (long)hist[o];
-		mid += o < 9 && hist[o] > 0;
+	bad = how == WRITE ? check_file(path, 7 * MiB, 9) : -1;
+	if (how == FALLOCATE) {
+		int fd = open(path, O_RDONLY);
+
+		bad = fd < 0 ? 0 : fd_check_zero(fd, 0, 7 * MiB);
+		if (fd >= 0)
+			close(fd);
 	}
-	/* The file is charged to the memcg: the write happened inside it. */
+	/* The file is charged to the memcg: it was made inside it. */
 	file = memcg_stat_exact(CG, "file") - file0;
-	ksft_test_result(exited_ok(st) && cg.joined && cg.done && !cg.err &&
-			 cg.written == (long long)(7 * MiB) && bad < 0 && file >= (long)(7 * MiB) &&
-			 huge >= 1 && fallback >= 1 &&
+	thp = memcg_stat_exact(CG, "file_thp") - thp0;
+	n = orders_of(path, 7 * MiB, hist, text, sizeof(text));
+	for (o = 1; o < HPAGE_ORDER; o++)
+		mid += hist[o] > 0;
+	ksft_test_result(exited_ok(st) && r->joined && r->done && !r->err &&
+			 r->written == (long long)(7 * MiB) && bad < 0 && file >= (long)(7 * MiB) &&
 			 cgroup_stat(CG, "memory.events", "oom_kill") == oom0,
-			 "memcg: 7 MiB under memory.max=8M: joined %d, wrote %lld (errno %d), memcg file %+ld kB, %ld huge folios, %ld fallbacks, no OOM kill, data intact (mismatch %lld)\n",
-			 cg.joined, cg.written, cg.err, file / (long)KiB, huge, fallback, bad);
+			 "memcg: 7 MiB %s under memory.max=8M: joined %d, made %lld bytes (errno %d), memcg file %+ld kB, no OOM kill, data intact (mismatch %lld)\n",
+			 how_name[how], r->joined, r->written, r->err, file / (long)KiB, bad);
 	/*
-	 * huge=always steps down through the sizes before small pages: a PMD
-	 * that could not be had (its charge, as a rule, or its allocation)
-	 * counts as a hugepages-2048kB fallback and in thp_write_alloc_failed,
-	 * and smaller large folios follow, each counted in its size's stats.
+	 * PMD first, then smaller: the PMD that does not fit under the limit
+	 * any more falls back to a smaller large folio, not to 4 KiB pages,
+	 * and memcg file_thp counts the PMD folios the file holds, exactly.
 	 */
-	ksft_test_result(pmd_fb0 >= 0 && pmd_fbc0 >= 0 && pmd_fb + pmd_fbc >= 1 &&
-			 pmd_fb + pmd_fbc == fallback && mid && per_size,
-			 "memcg: the fallback steps down: hugepages-2048kB page_cache_fallback_charge %+ld + page_cache_fallback %+ld = %ld (want >= 1, thp_write_alloc_failed's %+ld), folios by order %s (want some of orders 2-8), each size's page_cache_alloc %s\n",
-			 pmd_fbc, pmd_fb, pmd_fb + pmd_fbc, fallback, text,
-			 per_size ? "as the file's folios" : "NOT as the file's folios");
+	ksft_test_result(n > 0 && hist[HPAGE_ORDER] >= 1 && mid &&
+			 thp == (long)(hist[HPAGE_ORDER] * HPAGE),
+			 "memcg: 7 MiB %s steps down: folios by order %s (want some of order %d and some of orders 1-%d), memcg file_thp %+ld kB (want %+ld)\n",
+			 how_name[how], text, HPAGE_ORDER, HPAGE_ORDER - 1, thp / (long)KiB,
+			 n > 0 ? (long)(hist[HPAGE_ORDER] * HPAGE / KiB) : -1L);
 	unlink(path);
+}
+
+static void test_fits_write(void)
+{
+	struct report cg, free;
+	char path[128];
+	int st_free, i;
+
+	/* The control: the same write from the same kind of child, no limit. */
+	st_free = write_in_cg(CG_FREE, "free", 7 * MiB, WRITE, &free);
+	snprintf(path, sizeof(path), "%s/free", dir);
+	unlink(path);
+	fits(WRITE, &cg);
 	/*
 	 * Two more rounds of both writes, turn about, the fastest of each kept:
 	 * one stall of a vCPU on the host (a sample takes 13-44 ms, the bound
-	 * is a tenth of a second) must not look like reclaim.  A blocking huge
-	 * charge makes every limited write slow, so it still fails.
+	 * is a tenth of a second) must not look like reclaim.  A charge that
+	 * blocked in reclaim for long makes every limited write slow, so it
+	 * still fails.
 	 */
 	for (i = 0; i < 2; i++) {
 		keep_fastest(CG_FREE, "free", &free);
 		keep_fastest(CG, "again", &cg);
 	}
-	/* __GFP_NORETRY: a failed huge charge falls back at once, no reclaim storm. */
 	ksft_test_result(exited_ok(st_free) && free.joined && free.done && !free.err &&
 			 cg.done && cg.secs < 4 * free.secs + 0.05,
 			 "memcg: the fallback is quick: 7 MiB written in %.3fs in the 8M memcg, %.3fs in one without a limit (fastest of 3 each)\n",
 			 cg.secs, free.secs);
 }
 
-static void test_overflow(void)
+/* The fill path: ramfs's own, which charges orders above 0 with __GFP_NORETRY. */
+static void test_fits_fallocate(void)
+{
+	struct report r;
+
+	fits(FALLOCATE, &r);
+}
+
+static void overflow(enum how how)
 {
 	long cur0 = cgroup_stat(CG, "memory.current", ""), oom0, max0, file0, oom, max, file, cur;
 	struct report r;
@@ -218,7 +236,7 @@ static void test_overflow(void)
 	oom0 = cgroup_stat(CG, "memory.events", "oom_kill");
 	max0 = cgroup_stat(CG, "memory.events", "max");
 	file0 = memcg_stat_exact(CG, "file");
-	st = write_in_cg(CG, "big", 64 * MiB, &r);
+	st = write_in_cg(CG, "big", 64 * MiB, how, &r);
 	snprintf(path, sizeof(path), "%s/big", dir);
 	oom = cgroup_stat(CG, "memory.events", "oom_kill") - oom0;
 	max = cgroup_stat(CG, "memory.events", "max") - max0;
@@ -227,7 +245,7 @@ static void test_overflow(void)
 	cur = cgroup_stat(CG, "memory.current", "");
 	/*
 	 * The outcome is upstream's to decide: the memcg OOM killer kills the
-	 * writer, or the charge fails and write(2) says ENOMEM.  Either way it
+	 * child, or the charge fails and the call says ENOMEM.  Either way it
 	 * must have been this memcg that ran out: it hit memory.max and holds
 	 * several MiB of the file.  A clean end and no leak are ours.
 	 */
@@ -235,18 +253,30 @@ static void test_overflow(void)
 	failed = exited_ok(st) && r.done && r.err == ENOMEM && r.written < (long long)(64 * MiB);
 	ksft_test_result(r.joined && (killed || failed) && max >= 1 && file >= (long)(4 * MiB) &&
 			 cur <= cur0 + (long)(256 * KiB),
-			 "memcg: 64 MiB under memory.max=8M ends cleanly: joined %d, %s, oom_kill %+ld, max events %+ld, memcg file %+ld kB; memory.current %ld after unlink (was %ld)\n",
-			 r.joined, killed ? "OOM kill" :
+			 "memcg: 64 MiB %s under memory.max=8M ends cleanly: joined %d, %s, oom_kill %+ld, max events %+ld, memcg file %+ld kB; memory.current %ld after unlink (was %ld)\n",
+			 how_name[how], r.joined, killed ? "OOM kill" :
 			 st != -1 && WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
 			 r.done ? (r.err ? strerror(r.err) : "all written") : "no report",
 			 oom, max, file / (long)KiB, cur, cur0);
 }
 
+static void test_overflow_write(void)
+{
+	overflow(WRITE);
+}
+
+static void test_overflow_fallocate(void)
+{
+	overflow(FALLOCATE);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct probe_case cases[] = {
-		{ "7 MiB fits", test_fits, 3 },
-		{ "64 MiB overflows", test_overflow, 1 },
+		{ "7 MiB write fits", test_fits_write, 3 },
+		{ "7 MiB fallocate fits", test_fits_fallocate, 2 },
+		{ "64 MiB write overflows", test_overflow_write, 1 },
+		{ "64 MiB fallocate overflows", test_overflow_fallocate, 1 },
 	};
 
 	probe_init(argc, argv, PAGECACHE_OPT);

@@ -1,7 +1,9 @@
-// mmap of ramfs: faults on holes allocate huge folios under the policy and
-// map them with one PMD (smaps says THPeligible 1 there); NOHUGEPAGE,
-// PR_SET_THP_DISABLE and never give small folios; no PMD past EOF; a write
-// keeps a read-made PMD; MAP_PRIVATE copies; MADV_POPULATE_WRITE
+// mmap of ramfs: faults on holes allocate huge folios under the policy (the
+// fault columns of "Hugepages in the page cache") and map them with one PMD
+// (FilePmdMapped); NOHUGEPAGE, PR_SET_THP_DISABLE and never give small
+// folios; no mapping past EOF, whether write(2) or a fault made the huge
+// folio that reaches past it; a write keeps a read-made PMD without tearing
+// it down (thp_split_pmd); MAP_PRIVATE copies; MADV_POPULATE_WRITE
 // pre-populates; partial mprotect keeps data.
 #define _GNU_SOURCE
 #include "probe.h"
@@ -75,12 +77,6 @@ static long touch_write(unsigned char *p, size_t len)
 	return minflt() - f0;
 }
 
-/* smaps THPeligible of the VMA at @p: 1 where it can take PMD mappings. */
-static long eligible(const void *p)
-{
-	return p ? smaps_get(p, "THPeligible") : -1;
-}
-
 /* read(2) of the file gives what the stores wrote: -1, or the bad offset. */
 static long long read_back(int fd, size_t len)
 {
@@ -90,7 +86,7 @@ static long long read_back(int fd, size_t len)
 /* The main case, and the three ways of saying no (@how). */
 static void test_fault(const char *how)
 {
-	long f, pmd, fhp0 = meminfo_kb("FileHugePages"), fhp, ev0, ev, mapped0, elig;
+	long f, pmd, fhp0, fhp, mapped0, mapped;
 	int never = !strcmp(how, "never"), nohuge = !strcmp(how, "MADV_NOHUGEPAGE");
 	int fd = sparse("fault", SIZE), huge = !*how;
 	unsigned char *p;
@@ -106,25 +102,25 @@ static void test_fault(const char *how)
 	}
 	if (nohuge)
 		madvise(p, SIZE, MADV_NOHUGEPAGE);
-	ev0 = vmstat_get("thp_fault_file_alloc");
+	vm_stat_refresh();
+	fhp0 = meminfo_kb("FileHugePages");
 	mapped0 = vmstat_get("thp_file_mapped");
 	f = touch_write(p, SIZE);
 	vm_stat_refresh();
 	pmd = meminfo_kb("FilePmdMapped");
 	fhp = meminfo_kb("FileHugePages") - fhp0;
-	ev = vmstat_get("thp_fault_file_alloc") - ev0;
-	elig = eligible(p);
+	mapped = vmstat_get("thp_file_mapped") - mapped0;
 	bad = read_back(fd, SIZE);
 	if (huge)
-		ksft_test_result(f <= NR + 16 && pmd == SIZE / KiB && fhp == SIZE / KiB && ev == NR &&
-				 vmstat_get("thp_file_mapped") - mapped0 == NR && bad < 0 && elig == 1,
-				 "mmap: 64 MiB sparse, always: %ld faults (<= %lu), FilePmdMapped %ld kB, THPeligible %ld, FileHugePages %+ld kB, thp_fault_file_alloc %+ld, read(2) mismatch %lld\n",
-				 f, NR + 16, pmd, elig, fhp, ev, bad);
+		ksft_test_result(f <= NR + 16 && pmd == SIZE / KiB && fhp == SIZE / KiB &&
+				 mapped == NR && bad < 0,
+				 "mmap: 64 MiB sparse, always: %ld faults (<= %lu), FilePmdMapped %ld kB, FileHugePages %+ld kB, thp_file_mapped %+ld (want %ld), read(2) mismatch %lld\n",
+				 f, NR + 16, pmd, fhp, mapped, NR, bad);
 	else
 		ksft_test_result(f >= (long)(SIZE / PAGE) && f <= (long)(SIZE / PAGE) + 16 &&
-				 pmd == 0 && fhp == 0 && ev == 0 && bad < 0,
-				 "mmap: 64 MiB sparse, %s: %ld faults (want %lu), no huge folio (FileHugePages %+ld kB, FilePmdMapped %ld kB), read(2) mismatch %lld\n",
-				 how, f, SIZE / PAGE, fhp, pmd, bad);
+				 pmd == 0 && fhp == 0 && mapped == 0 && bad < 0,
+				 "mmap: 64 MiB sparse, %s: %ld faults (want %lu), no huge folio (FileHugePages %+ld kB, FilePmdMapped %ld kB, thp_file_mapped %+ld), read(2) mismatch %lld\n",
+				 how, f, SIZE / PAGE, fhp, pmd, mapped, bad);
 	munmap(p, SIZE);
 	vm_stat_refresh();
 	if (huge)
@@ -174,11 +170,12 @@ static void child_disable_thp(void)
 				      st);
 }
 
-/* Written by write(2), read through a PMD mapping; then the reverse. */
+/* Written by write(2), read through a PMD mapping. */
 static void test_read_through_map(void)
 {
 	unsigned char *p;
 	long long bad;
+	long pmd;
 	int fd;
 
 	knob_set("always");
@@ -186,55 +183,76 @@ static void test_read_through_map(void)
 	p = map(fd, 8 * MiB, MAP_SHARED);
 	bad = p ? pattern_check(p, 8 * MiB, 0, 11) : 0;
 	vm_stat_refresh();
-	ksft_test_result(bad < 0 && meminfo_kb("FilePmdMapped") == 8 * 1024 && eligible(p) == 1,
-			 "mmap: data from write(2) reads back through a PMD mapping (mismatch %lld, FilePmdMapped %ld kB, THPeligible %ld)\n",
-			 bad, meminfo_kb("FilePmdMapped"), eligible(p));
-	if (p)
-		munmap(p, 8 * MiB);
-	close(fd);
-}
-
-/* A read fault makes the PMD; writing through it must not split it. */
-static void test_write_keeps_pmd(void)
-{
-	int fd = sparse("keep", 8 * MiB);
-	unsigned char *p = map(fd, 8 * MiB, MAP_SHARED);
-	long split0 = vmstat_get("thp_split_pmd"), pmd_read, pmd_written, sink = 0;
-	size_t off;
-
-	knob_set("always");
-	for (off = 0; p && off < 8 * MiB; off += PAGE)
-		sink += p[off];
-	vm_stat_refresh();
-	pmd_read = meminfo_kb("FilePmdMapped");
-	if (p)
-		touch_write(p, 8 * MiB);
-	vm_stat_refresh();
-	pmd_written = meminfo_kb("FilePmdMapped");
-	ksft_test_result(sink == 0 && pmd_read == 8192 && pmd_written == 8192 &&
-			 vmstat_get("thp_split_pmd") == split0 && read_back(fd, 8 * MiB) < 0 &&
-			 eligible(p) == 1,
-			 "mmap: a write keeps the PMD a read fault made (FilePmdMapped %ld -> %ld kB, thp_split_pmd %+ld, THPeligible %ld)\n",
-			 pmd_read, pmd_written, vmstat_get("thp_split_pmd") - split0, eligible(p));
+	pmd = meminfo_kb("FilePmdMapped");
+	ksft_test_result(bad < 0 && pmd == 8 * 1024,
+			 "mmap: data from write(2) reads back through a PMD mapping (mismatch %lld, FilePmdMapped %ld kB)\n",
+			 bad, pmd);
 	if (p)
 		munmap(p, 8 * MiB);
 	close(fd);
 }
 
 /*
- * A fault never maps past EOF, even in a folio that reaches past it: a
- * read fault, or a store, which maps the folio writable up to EOF.
+ * A read fault makes a read-only PMD (ramfs mappings are write-notified:
+ * the first store must dirty the folio).  The store must make that PMD
+ * writable where it is, as it does a PTE; tearing it down and faulting
+ * it in again counts in thp_split_pmd and thp_file_mapped both.
  */
-static void sigbus_past_eof(int store)
+static void test_write_keeps_pmd(void)
+{
+	unsigned char *p;
+	long split0, mapped0, pmd_read, pmd_written, split, mapped, sink = 0;
+	long long bad;
+	size_t off;
+	int fd;
+
+	knob_set("always");	/* before mmap: it aligns the mapping */
+	fd = sparse("keep", 8 * MiB);
+	p = map(fd, 8 * MiB, MAP_SHARED);
+	for (off = 0; p && off < 8 * MiB; off += PAGE)
+		sink += p[off];
+	vm_stat_refresh();
+	pmd_read = meminfo_kb("FilePmdMapped");
+	split0 = vmstat_get("thp_split_pmd");
+	mapped0 = vmstat_get("thp_file_mapped");
+	if (p)
+		touch_write(p, 8 * MiB);
+	split = vmstat_get("thp_split_pmd") - split0;
+	mapped = vmstat_get("thp_file_mapped") - mapped0;
+	vm_stat_refresh();
+	pmd_written = meminfo_kb("FilePmdMapped");
+	bad = p ? read_back(fd, 8 * MiB) : 0;
+	ksft_test_result(sink == 0 && pmd_read == 8192 && pmd_written == 8192 && !split &&
+			 !mapped && bad < 0,
+			 "mmap: a write keeps the PMD a read fault made, in place (FilePmdMapped %ld -> %ld kB; during the stores thp_split_pmd %+ld, thp_file_mapped %+ld, want +0 both; read(2) mismatch %lld)\n",
+			 pmd_read, pmd_written, split, mapped, bad);
+	if (p)
+		munmap(p, 8 * MiB);
+	close(fd);
+}
+
+/*
+ * A fault never maps past EOF, even in a huge folio that reaches past it
+ * (finish_fault() and filemap_map_pages() then map it with PTEs): a 4 KiB
+ * file whose one folio is PMD-sized, as always gives write(2) and faults
+ * alike, mapped 2 MiB.  The folio is made by write(2), then read or
+ * stored into at 0; or by a store into the hole at 0.  Either way an
+ * access at 1 MiB must raise SIGBUS.
+ */
+enum eof_how { EOF_WRITE_READ, EOF_WRITE_STORE, EOF_HOLE_STORE };
+static const char *const eof_name[] = {
+	"write(2), read at 0", "write(2), stored at 0", "hole, stored at 0 (fault fills it)",
+};
+
+static void sigbus_past_eof(enum eof_how how)
 {
 	unsigned long hist[MAX_FOLIO_ORDER];
-	int fd, st = 0, pfd[2], pmd;
+	int fd, st = 0, pfd[2], pmd = 0;
 	char got = 0;
 	pid_t pid = -1;
 
 	knob_set("always");
-	fd = file("eof", PAGE, 1);	/* one huge folio under always */
-	pmd = fd >= 0 && folio_orders(fd, PAGE, hist, MAX_FOLIO_ORDER) == 1 && hist[9] == 1;
+	fd = file("eof", PAGE, how != EOF_HOLE_STORE);
 	if (fd >= 0 && !pipe(pfd)) {
 		pid = fork();
 		if (!pid) {
@@ -243,10 +261,10 @@ static void sigbus_past_eof(int store)
 
 			if (!p)
 				_exit(3);
-			if (store)
-				p[0] = 1;
-			else
+			if (how == EOF_WRITE_READ)
 				c = p[0];
+			else
+				p[0] = 1;
 			/* Within EOF it worked; say so before the access past it. */
 			if (write(pfd[1], "0", 1) != 1)
 				_exit(4);
@@ -261,9 +279,11 @@ static void sigbus_past_eof(int store)
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		st = 0;		/* as if it exited: a failure */
+	/* The case is only one if the folio reaching past EOF was there. */
+	pmd = fd >= 0 && folio_orders(fd, PAGE, hist, MAX_FOLIO_ORDER) == 1 && hist[9] == 1;
 	ksft_test_result(pmd && got == '0' && WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
-			 "mmap: 4 KiB file in a huge folio (%s), mapped 2 MiB, %s at 0 (%s), touched at 1 MiB: SIGBUS (status %#x)\n",
-			 pmd ? "order 9" : "NOT one folio of order 9", store ? "stored" : "read",
+			 "mmap: 4 KiB file in a huge folio (%s), %s (%s), mapped 2 MiB, touched at 1 MiB: SIGBUS (status %#x)\n",
+			 pmd ? "order 9" : "NOT one folio of order 9", eof_name[how],
 			 got == '0' ? "ok" : "FAILED", st);
 	if (fd >= 0)
 		close(fd);
@@ -271,17 +291,20 @@ static void sigbus_past_eof(int store)
 
 static void test_sigbus_past_eof(void)
 {
-	sigbus_past_eof(0);
-	sigbus_past_eof(1);
+	sigbus_past_eof(EOF_WRITE_READ);
+	sigbus_past_eof(EOF_WRITE_STORE);
+	sigbus_past_eof(EOF_HOLE_STORE);
 }
 
 static void test_private_cow(void)
 {
-	int fd = sparse("priv", 8 * MiB);
-	unsigned char *p = map(fd, 8 * MiB, MAP_PRIVATE);
-	long long bad = p ? -1 : 0, z;
+	unsigned char *p;
+	long long bad = 0, z;
+	int fd;
 
 	knob_set("always");
+	fd = sparse("priv", 8 * MiB);
+	p = map(fd, 8 * MiB, MAP_PRIVATE);
 	if (p) {
 		touch_write(p, 8 * MiB);
 		bad = pattern_check(p, 8 * MiB, 0, 11);
@@ -297,46 +320,54 @@ static void test_private_cow(void)
 
 static void test_populate_write(void)
 {
-	int fd = sparse("populate", 16 * MiB);
-	unsigned char *p = map(fd, 16 * MiB, MAP_SHARED);
+	unsigned char *p;
 	long pmd, f;
-	int err;
+	int err, fd;
 
 	knob_set("always");
+	fd = sparse("populate", 16 * MiB);
+	p = map(fd, 16 * MiB, MAP_SHARED);
 	err = p ? madvise(p, 16 * MiB, MADV_POPULATE_WRITE) : -1;
 	vm_stat_refresh();
 	pmd = meminfo_kb("FilePmdMapped");
 	f = p ? touch_write(p, 16 * MiB) : -1;
-	ksft_test_result(!err && pmd == 16 * 1024 && f == 0 && read_back(fd, 16 * MiB) < 0 &&
-			 eligible(p) == 1,
-			 "mmap: MADV_POPULATE_WRITE maps huge folios by PMD (err %d, FilePmdMapped %ld kB, %ld faults after, THPeligible %ld)\n",
-			 err, pmd, f, eligible(p));
+	ksft_test_result(!err && pmd == 16 * 1024 && f == 0 && read_back(fd, 16 * MiB) < 0,
+			 "mmap: MADV_POPULATE_WRITE maps huge folios by PMD (err %d, FilePmdMapped %ld kB, %ld faults after)\n",
+			 err, pmd, f);
 	if (p)
 		munmap(p, 16 * MiB);
 	close(fd);
 }
 
+/* advise: huge folios for faults in MADV_HUGEPAGE mappings only. */
 static void test_advise(void)
 {
-	int fd = sparse("advise", 8 * MiB), fd2 = sparse("advise2", 8 * MiB);
-	unsigned char *p = map(fd, 8 * MiB, MAP_SHARED), *q = map(fd2, 8 * MiB, MAP_SHARED);
-	long fhp0 = meminfo_kb("FileHugePages"), with, without;
+	unsigned char *p, *q;
+	long fhp0, with = -1, without = -1;
+	int fd, fd2;
 
 	knob_set("advise");
-	if (p && q) {
-		madvise(p, 8 * MiB, MADV_HUGEPAGE);
+	fd = sparse("advise", 8 * MiB);
+	fd2 = sparse("advise2", 8 * MiB);
+	p = map(fd, 8 * MiB, MAP_SHARED);
+	q = map(fd2, 8 * MiB, MAP_SHARED);
+	vm_stat_refresh();
+	fhp0 = meminfo_kb("FileHugePages");
+	if (p && q && !madvise(p, 8 * MiB, MADV_HUGEPAGE)) {
 		touch_write(p, 8 * MiB);
+		vm_stat_refresh();
 		with = meminfo_kb("FileHugePages") - fhp0;
 		touch_write(q, 8 * MiB);
+		vm_stat_refresh();
 		without = meminfo_kb("FileHugePages") - fhp0 - with;
-	} else {
-		with = without = -1;
 	}
 	ksft_test_result(with == 8192 && without == 0,
 			 "mmap: advise: huge under MADV_HUGEPAGE (%+ld kB), small without (%+ld kB)\n",
 			 with, without);
-	munmap(p, 8 * MiB);
-	munmap(q, 8 * MiB);
+	if (p)
+		munmap(p, 8 * MiB);
+	if (q)
+		munmap(q, 8 * MiB);
 	close(fd);
 	close(fd2);
 }
@@ -344,13 +375,16 @@ static void test_advise(void)
 /* mprotect and munmap of part of a PMD split the mapping, not the data. */
 static void test_partial_mprotect(void)
 {
-	int fd = sparse("mprot", 8 * MiB);
-	unsigned char *p = map(fd, 8 * MiB, MAP_SHARED);
-	long fhp0 = meminfo_kb("FileHugePages");
+	unsigned char *p;
+	long fhp0;
 	long long bad = 0;
-	int err = -1;
+	int err = -1, fd;
 
 	knob_set("always");
+	fd = sparse("mprot", 8 * MiB);
+	p = map(fd, 8 * MiB, MAP_SHARED);
+	vm_stat_refresh();
+	fhp0 = meminfo_kb("FileHugePages");
 	if (p) {
 		touch_write(p, 8 * MiB);
 		err = mprotect(p + MiB, PAGE, PROT_READ) ||
@@ -377,7 +411,7 @@ int main(int argc, char **argv)
 		{ "fault, PR_SET_THP_DISABLE", child_disable_thp, 1 },
 		{ "read through map", test_read_through_map, 1 },
 		{ "write keeps PMD", test_write_keeps_pmd, 1 },
-		{ "SIGBUS past EOF", test_sigbus_past_eof, 2 },
+		{ "SIGBUS past EOF", test_sigbus_past_eof, 3 },
 		{ "private COW", test_private_cow, 1 },
 		{ "MADV_POPULATE_WRITE", test_populate_write, 1 },
 		{ "advise", test_advise, 1 },

@@ -1,14 +1,16 @@
 // Huge folios that write(2) already put in the page cache must not be
 // mapped by PMD where the user refused huge pages: in a MADV_NOHUGEPAGE
-// VMA, or in a process with PR_SET_THP_DISABLE (do_set_pmd(), the patch
-// "mm/memory: don't PMD-map file folios where huge pages were refused").
-// A sparse file cannot show it: the fault would not allocate a huge folio
-// there in the first place.  So: 8 MiB by write(2) on huge=always, then
-// every page read through a read-only shared mapping, with smaps of that
-// VMA saying how much was PMD-mapped.  The control, a plain mapping, must
-// be PMD-mapped in full; the vetoed ones not at all, with the data intact
-// and the folios still huge.  The same on tmpfs huge=always, which that patch
-// changes too (stock 6.1 PMD-maps there).
+// VMA, or in a process with PR_SET_THP_DISABLE.  The refusal is
+// do_set_pmd()'s, at fault time, as stock 6.12 has it ("mm: don't install
+// PMD mappings when THPs are disabled by the hw/process/vma"); v3 carried
+// it as a patch of its own.  A sparse file cannot show it: the fault would
+// not allocate a huge folio there in the first place (ramfs_thp_faults
+// checks that side).  So: 8 MiB by write(2) on huge=always, which gives
+// PMD-sized folios, then every page read through a read-only shared
+// mapping, with smaps of that VMA saying how much was PMD-mapped.  The
+// control, a plain mapping, must be PMD-mapped in full; the vetoed ones not
+// at all, with the data intact and the folios still huge.  The same on
+// tmpfs huge=always, which shares do_set_pmd().
 #define _GNU_SOURCE
 #include "probe.h"
 

@@ -1,7 +1,6 @@
 // First stores into a sparse shared mapping, one per 4 KiB page in order:
-// how long each waits with no hint (the fault allocates and zeroes), after
-// MADV_WILLWRITE (the fault only maps what was prepared) and after
-// MADV_POPULATE_WRITE (no fault left).  Each store is timed alone and
+// how long each waits with no hint (the fault allocates and zeroes) and
+// after MADV_POPULATE_WRITE (no fault left).  Each store is timed alone and
 // getrusage() says which ones faulted (minor or major); run() times the hint and the
 // stores together.  The JSON adds the hint's own time and return value
 // and the quantiles of the store times and of the faulting ones.
@@ -20,9 +19,6 @@
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE	23
-#endif
-#ifndef MADV_WILLWRITE
-#define MADV_WILLWRITE		26
 #endif
 
 static unsigned char *map = MAP_FAILED;
@@ -54,8 +50,7 @@ static int prepare(const struct opts *o)
 {
 	size_t n = o->size / PAGE * o->passes;
 
-	advice = mode_is(o, "willwrite") ? MADV_WILLWRITE :
-		 mode_is(o, "populate") ? MADV_POPULATE_WRITE : 0;
+	advice = mode_is(o, "populate") ? MADV_POPULATE_WRITE : 0;
 	store_ns = malloc(n * sizeof(*store_ns));
 	fault_ns = malloc(n * sizeof(*fault_ns));
 	if (!store_ns || !fault_ns) {
@@ -90,7 +85,7 @@ static int run(const struct opts *o, int pass, struct result *r)
 	long f0, f1;
 
 	(void)pass;
-	/* The raw call: MADV_WILLWRITE returns a byte count, a long. */
+	/* The raw call, its return as the kernel gave it (a long). */
 	if (advice)
 		hint_ret = syscall(SYS_madvise, map, o->size, advice);
 	hint_s += now_s() - h0;
@@ -148,7 +143,7 @@ static void json(FILE *f)
 	for (i = 0; i < nstores; i++)
 		sum += store_ns[i];
 	fprintf(f, ",\"hint\":\"%s\",\"hint_s\":%.6f,\"hint_ret\":%ld,\"stores_s\":%.6f",
-		advice == MADV_WILLWRITE ? "willwrite" : advice ? "populate" : "none",
+		advice ? "populate" : "none",
 		hint_s, hint_ret, sum / 1e9);
 	quantiles(f, "stores", store_ns, nstores);
 	quantiles(f, "faults", fault_ns, nfaults);
@@ -164,8 +159,8 @@ static void cleanup(const struct opts *o)
 const struct workload workload = {
 	.name = "firsttouch",
 	.description = "time the first store into each 4 KiB of a sparse shared mapping, "
-		       "after no hint, MADV_WILLWRITE or MADV_POPULATE_WRITE",
-	.modes = "none willwrite populate", .unit = "pages", .size_multiple_of_page = 1,
+		       "after no hint or MADV_POPULATE_WRITE",
+	.modes = "none populate", .unit = "pages", .size_multiple_of_page = 1,
 	.prepare = prepare, .setup = setup, .run = run, .verify = verify_file,
 	.json = json, .cleanup = cleanup,
 };

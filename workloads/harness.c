@@ -24,8 +24,7 @@ static void usage(FILE *f)
 		"  --dir D        target directory (its mount decides the fs), default /mnt/ramfs\n"
 		"  --verify / --no-verify   check every byte afterwards, default on\n"
 		"  --mode M       one of: %s\n"
-		"  --madvise A    none | huge | nohuge | collapse (mmap workloads; collapse:\n"
-		"                 MADV_COLLAPSE before the first touch)\n"
+		"  --madvise A    none | huge | nohuge (mmap workloads)\n"
 		"  --private      MAP_PRIVATE instead of MAP_SHARED\n"
 		"  --corrupt      flip one byte before verifying (tests the check)\n"
 		"  --orders       report the file's page-cache folios by order afterwards\n"
@@ -118,7 +117,7 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->mode = optarg;
 			break;
 		case 'a':
-			if (!word_in(optarg, "none huge nohuge collapse"))
+			if (!word_in(optarg, "none huge nohuge"))
 				bad("--madvise", optarg);
 			o->madvise = optarg;
 			break;
@@ -266,8 +265,6 @@ int apply_madvise(const struct opts *o, void *addr, size_t len)
 		return madvise(addr, len, MADV_HUGEPAGE);
 	if (!strcmp(o->madvise, "nohuge"))
 		return madvise(addr, len, MADV_NOHUGEPAGE);
-	if (!strcmp(o->madvise, "collapse"))
-		return madvise(addr, len, MADV_COLLAPSE);
 	return 0;
 }
 
