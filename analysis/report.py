@@ -4,9 +4,9 @@
 usage: report.py RESULTS.jsonl [...] --out DIR [--title T] [--icount]
 
 Rows are grouped by case (workload, mode, size, block size, pattern,
-madvise, private) and configuration (ramfs-THP, ramfs-4K, tmpfs-huge,
-tmpfs-4K, memcpy); each cell is the median over repetitions with min and
-max.  Ratios between configurations are per repetition (runs with the same
+madvise, private) and configuration (ramfs-THP, ramfs-4K, ramfs-never,
+tmpfs-huge, tmpfs-4K, memcpy); each cell is the median over repetitions
+with min and max.  Ratios between configurations are per repetition (runs with the same
 seed ran back to back) and summarised by their median and range; memcpy is
 matched by file size and block size."""
 import argparse
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 import jsonl  # noqa: E402
 import registry  # noqa: E402
 
-CONFIGS = ["ramfs-THP", "ramfs-4K", "tmpfs-huge", "tmpfs-4K", "memcpy"]
+CONFIGS = ["ramfs-THP", "ramfs-4K", "ramfs-never", "tmpfs-huge", "tmpfs-4K", "memcpy"]
 PAGE = 4096
 # fault.c touches one byte per 4 KiB page (a write mode fills the page
 # only with --verify): its rate is pages per second, and no memcpy of
@@ -80,42 +80,62 @@ def failed(r):
     return not r.get("ok", True) or r.get("rc", 0) != 0
 
 
-# Counters that move when the kernel wanted a huge folio and did not get one.
-FALLBACK_COUNTERS = ("thp_write_alloc_failed", "thp_read_alloc_failed",
-                     "thp_fault_file_alloc_failed", "thp_file_fallback")
+# Counters that move when the kernel wanted a huge folio and did not get
+# one: tmpfs's.  ramfs counts no such event (v3's thp_write_alloc_failed,
+# thp_read_alloc_failed and thp_fault_file_alloc_failed are gone).
+FALLBACK_COUNTERS = ("thp_file_fallback",)
 
 
 def fell_back(r):
-    """A ramfs-THP or tmpfs huge=always run during which a huge folio was
-    refused: its figure is partly of small folios, so it cannot show what
-    huge folios give (nor be the tmpfs figure a target compares with)."""
-    d = r.get("deltas") or {}
-    return config_of(r) in ("ramfs-THP", "tmpfs-huge") and \
-        any(d.get(k) for k in FALLBACK_COUNTERS)
+    """A ramfs-THP or tmpfs huge=always run during which a huge folio was,
+    or (ramfs) may have been, refused: its figure is partly of small
+    folios, so it cannot show what huge folios give (nor be the tmpfs
+    figure a target compares with).  tmpfs counts its fallbacks; for ramfs,
+    which counts none, a run that started with fewer free 2 MiB blocks
+    (free_2m, all nodes) than its file's 2 MiB ranges."""
+    cfg = config_of(r)
+    if cfg == "tmpfs-huge":
+        d = r.get("deltas") or {}
+        return any(d.get(k) for k in FALLBACK_COUNTERS)
+    free = r.get("free_2m")
+    if cfg != "ramfs-THP" or not isinstance(free, list) or \
+            not all(isinstance(n, int) for n in free):
+        return False
+    return sum(free) < r["params"].get("size", 0) // (2 << 20)
 
 
 def huge_of(r):
-    """The policy in force: the mount's huge= if given, else (ramfs) the
-    page_cache knob's; tmpfs mounts default to never."""
+    """The policy in force: for ramfs the global page_cache file's deny or
+    force (they override every mount), else the mount's huge= if given,
+    else the file's; "deny" on a kernel without the file (stock: 4 KiB
+    pages only).  tmpfs mounts default to never."""
+    knob = r.get("knob", "")
+    knob = knob.split("[")[1].split("]")[0] if "[" in knob else None
+    if r.get("fs") == "ramfs" and knob in ("deny", "force"):
+        return knob
     for opt in r.get("mount", "").split(","):
         if opt.startswith("huge="):
             return opt[5:]
     if r.get("fs") != "ramfs":
         return "never"
-    knob = r.get("knob", "")
-    if "[" in knob:
-        return knob.split("[")[1].split("]")[0]
-    return "never"
+    return knob or "deny"
 
 
 def config_of(r):
+    """ramfs-THP (always, force), ramfs-4K (deny: 4 KiB pages only, the
+    baseline), ramfs-never (the default: folios sized by the I/O, below
+    PMD size), ramfs-<policy> otherwise; tmpfs-huge, tmpfs-4K (huge=never),
+    tmpfs-within_size; memcpy.  A record of v3 (on 6.1), whose page_cache
+    file had no deny, was 4 KiB pages under never: ramfs-4K."""
     if r["workload"] == "memcpy":
         return "memcpy"
     fs, huge = r.get("fs", "?"), huge_of(r)
     if fs == "tmpfs":
         return {"always": "tmpfs-huge", "within_size": "tmpfs-within_size"}.get(huge, "tmpfs-4K")
     if fs == "ramfs":
-        return {"always": "ramfs-THP", "never": "ramfs-4K"}.get(huge, f"ramfs-{huge}")
+        v3 = "deny" not in r.get("knob", "").replace("[", " ").replace("]", " ").split()
+        return {"always": "ramfs-THP", "force": "ramfs-THP", "deny": "ramfs-4K",
+                "never": "ramfs-4K" if v3 else "ramfs-never"}.get(huge, f"ramfs-{huge}")
     return fs
 
 
@@ -266,7 +286,9 @@ def table(summary):
     return "\n".join(lines)
 
 
-HINTS = ("none", "willwrite", "populate")
+# MADV_WILLWRITE ("willwrite") is not in v4 yet: firsttouch runs without it.
+HINTS = ("none", "populate")
+HINT_NAMES = {"populate": "MADV_POPULATE_WRITE"}
 
 
 def firsttouch_cells(rows, size):
@@ -290,7 +312,7 @@ def spread(rs, key, scale=1.0, nd=0):
 
 
 def firsttouch(rows, size):
-    """The MADV_WILLWRITE table: per config and hint, the hint's time and
+    """The first-store table: per config and hint, the hint's time and
     return, the faults, and the latency of the faulting stores and of all
     stores (medians over runs of each run's quantile, with min-max)."""
     cells = firsttouch_cells(rows, size)
@@ -315,30 +337,35 @@ def firsttouch(rows, size):
 
 
 def firsttouch_lines(rows, size):
-    """One computed sentence per config that has both a hint and none."""
+    """One computed sentence per config and hint that ran beside none: the
+    first stores at p99 and the slowest one, after the hint and without."""
     cells = firsttouch_cells(rows, size)
     out = []
+
+    def med(rs, key):
+        v = [r[key] for r in rs if r.get(key) is not None]
+        return statistics.median(v) if v else None
     for cfg in sorted({k[0] for k in cells}):
-        none, ww = cells.get((cfg, "none")), cells.get((cfg, "willwrite"))
-        if not none or not ww:
-            continue
-        def med(rs, key):
-            v = [r[key] for r in rs if r.get(key) is not None]
-            return statistics.median(v) if v else None
-        p99 = (med(none, "faults_p99_us"), med(ww, "faults_p99_us"))
-        mx = (med(none, "stores_max_us"), med(ww, "stores_max_us"))
-        if None in p99 or None in mx:
-            continue
-        out.append(f"- {cfg}: after MADV_WILLWRITE ({med(ww, 'hint_s') * 1e3:.1f} ms) the "
-                   f"faulting first stores take {p99[1]:.1f} us at p99 against {p99[0]:.1f} us "
-                   f"with no hint; the slowest store {mx[1]:.0f} us against {mx[0]:.0f} us.")
+        none = cells.get((cfg, "none"))
+        for hint in HINTS[1:]:
+            hinted = cells.get((cfg, hint))
+            if not none or not hinted:
+                continue
+            p99 = (med(none, "stores_p99_us"), med(hinted, "stores_p99_us"))
+            mx = (med(none, "stores_max_us"), med(hinted, "stores_max_us"))
+            if None in p99 or None in mx or med(hinted, "hint_s") is None:
+                continue
+            out.append(f"- {cfg}: after {HINT_NAMES[hint]} ({med(hinted, 'hint_s') * 1e3:.1f} ms) "
+                       f"the first stores take {p99[1]:.1f} us at p99 against {p99[0]:.1f} us "
+                       f"with no hint; the slowest store {mx[1]:.0f} us against {mx[0]:.0f} us.")
     return out
 
 
-SMALL_CONFIGS = ["ramfs-4K", "ramfs-within_size", "ramfs-THP", "tmpfs-4K",
+SMALL_CONFIGS = ["ramfs-4K", "ramfs-never", "ramfs-within_size", "ramfs-THP", "tmpfs-4K",
                  "tmpfs-within_size", "tmpfs-huge"]
 SMALL_NAMES = {"ramfs-THP": "ramfs always", "ramfs-within_size": "ramfs within_size",
-               "ramfs-4K": "ramfs never (4K)", "tmpfs-huge": "tmpfs always",
+               "ramfs-4K": "ramfs deny (4K)", "ramfs-never": "ramfs never (sized by the I/O)",
+               "tmpfs-huge": "tmpfs always",
                "tmpfs-within_size": "tmpfs within_size", "tmpfs-4K": "tmpfs never (4K)"}
 
 
@@ -702,7 +729,7 @@ def absolute_data(summary, size):
     return out
 
 
-COUNT_CONFIGS = ["ramfs-4K", "ramfs-THP", "tmpfs-4K", "tmpfs-huge"]
+COUNT_CONFIGS = ["ramfs-4K", "ramfs-never", "ramfs-THP", "tmpfs-4K", "tmpfs-huge"]
 
 
 def counts_data(summary, size):
@@ -765,8 +792,8 @@ def log_axis(ax, values, which="x", suffix=""):
     axis.set_minor_formatter(NullFormatter())
 
 
-COLORS = {"ramfs-THP": "tab:blue", "ramfs-4K": "tab:cyan", "tmpfs-huge": "tab:orange",
-          "tmpfs-4K": "tab:olive"}
+COLORS = {"ramfs-THP": "tab:blue", "ramfs-4K": "tab:cyan", "ramfs-never": "tab:purple",
+          "tmpfs-huge": "tab:orange", "tmpfs-4K": "tab:olive"}
 
 
 def plots(summary, size, outdir, label):
@@ -856,8 +883,8 @@ def plots(summary, size, outdir, label):
             rows = co[key]
             trans = blended_transform_factory(ax.transAxes, ax.transData)
             for j, cfg in enumerate(COUNT_CONFIGS):
-                pts = [(i + (j - 1.5) * 0.18, r[1][cfg]) for i, r in enumerate(rows)
-                       if cfg in r[1]]
+                off = (j - (len(COUNT_CONFIGS) - 1) / 2) * 0.16
+                pts = [(i + off, r[1][cfg]) for i, r in enumerate(rows) if cfg in r[1]]
                 pos = [(y, v) for y, v in pts if v > 0]
                 if pts:
                     ax.plot([v for _, v in pos], [y for y, _ in pos], "o", ms=4,
@@ -933,7 +960,7 @@ def main(argv=None):
     ap.add_argument("--headline", type=int, metavar="BYTES",
                     help="print only the short table for files of BYTES")
     ap.add_argument("--firsttouch", type=int, metavar="BYTES",
-                    help="print only the first-store (MADV_WILLWRITE) table for files of BYTES")
+                    help="print only the first-store (MADV_POPULATE_WRITE) table for files of BYTES")
     ap.add_argument("--iozone", type=int, metavar="BYTES",
                     help="print only the IOzone-like table for files of BYTES")
     ap.add_argument("--counts", nargs=2, metavar=("JSONL", "BYTES"),

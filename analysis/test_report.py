@@ -30,19 +30,29 @@ def close(a, b):
     return a is not None and abs(a - b) < 1e-6
 
 
+def knob(policy):
+    """The global page_cache file of v4 as it reads with policy in force."""
+    return " ".join(f"[{p}]" if p == policy else p
+                    for p in ("never", "within_size", "advise", "always", "deny", "force"))
+
+
 def rec(workload="write", mode="write", cfg="ramfs-4K", size=64 * MiB, bs=MiB, seed=1,
         wall=0.1, verify=0, deltas=None, **extra):
-    """One workload record as the harness prints it, for configuration cfg."""
-    fs, huge = {"ramfs-THP": ("ramfs", "always"), "ramfs-4K": ("ramfs", "never"),
-                "tmpfs-huge": ("tmpfs", "always"), "tmpfs-4K": ("tmpfs", "never"),
-                "ramfs-within_size": ("ramfs", "within_size"),
-                "tmpfs-within_size": ("tmpfs", "within_size"),
-                "memcpy": ("ramfs", "")}[cfg]
+    """One workload record as the harness prints it, for configuration cfg:
+    v4's, where the 4 KiB baseline is the global deny and ramfs-never a
+    mount that follows the global never."""
+    fs, huge, policy = {"ramfs-THP": ("ramfs", "", "always"), "ramfs-4K": ("ramfs", "", "deny"),
+                        "ramfs-never": ("ramfs", "", "never"),
+                        "tmpfs-huge": ("tmpfs", "always", "never"),
+                        "tmpfs-4K": ("tmpfs", "never", "never"),
+                        "ramfs-within_size": ("ramfs", "within_size", "never"),
+                        "tmpfs-within_size": ("tmpfs", "within_size", "never"),
+                        "memcpy": ("ramfs", "", "never")}[cfg]
     r = {"type": "workload", "workload": "memcpy" if cfg == "memcpy" else workload,
          "mode": "memcpy" if cfg == "memcpy" else mode,
          "params": {"size": size, "bs": bs, "seed": seed, "pattern": "seq", "verify": verify},
-         "kernel": "6.1.192-test", "fs": fs, "mount": "rw" + (f",huge={huge}" if huge else ""),
-         "knob": "always within_size advise [never]", "wall_s": wall, "bytes": size,
+         "kernel": "6.12.57-test", "fs": fs, "mount": "rw" + (f",huge={huge}" if huge else ""),
+         "knob": knob(policy), "wall_s": wall, "bytes": size,
          "deltas": deltas or {}, "ok": True, "error": ""}
     r.update(extra)
     return r
@@ -132,6 +142,16 @@ check(report.vs_memcpy(fw, ("fault read", 64 * MiB, MiB), "ramfs-4K") is None,
 check(fw[("fault write", 64 * MiB, MiB)]["ramfs-4K"]["unit"] == "MiB/s",
       "fault write with --verify fills whole pages: MiB/s")
 
+# --- configurations: the policy in force, as v4 and v3 records say it -------
+cfgs = [report.config_of(dict(rec(), mount=m, knob=k)) for m, k in (
+    ("rw", knob("deny")), ("rw,huge=always", knob("deny")), ("rw,huge=never", knob("force")),
+    ("rw,huge=never", knob("always")), ("rw", knob("never")), ("rw", "n/a"),
+    ("rw,huge=never", "always within_size advise [never]"))]
+check(cfgs == ["ramfs-4K", "ramfs-4K", "ramfs-THP", "ramfs-never", "ramfs-never", "ramfs-4K",
+               "ramfs-4K"],
+      "config_of: deny is the 4K baseline on any mount, force huge on any; never (mount or "
+      "global) sized by the I/O; no page_cache file (stock) or v3's never: 4K")
+
 # --- met: per-repetition ratios, missing figures, what icount cannot see -----
 def reps(name, mode, walls):
     """walls: {cfg: [seconds of repetitions 1, 2, ...]}"""
@@ -162,9 +182,12 @@ check(report.met(wtie, wc, None, ">= tmpfs's", icount=True) == "yes",
       "met: icount sees write(2); a tie there is judged")
 
 fb = reps("write", "write", {"ramfs-THP": [1, 1], "ramfs-4K": [2, 2]})
-fb[1]["deltas"] = {"thp_write_alloc_failed": 3}
+for r in fb:
+    r["free_2m"] = [40, 0]
+fb[1]["free_2m"] = [20, 11]
 check(report.met(report.summarize(fb), wc, 1.5, ">= 1.5x") == "n/a (1 fell back)",
-      "met: a ramfs-THP run that had a huge folio refused is not judged as huge")
+      "met: a ramfs-THP run that began with fewer free 2 MiB blocks than its file's 32 "
+      "(ramfs counts no refused huge folio) is not judged as huge")
 tfb = reps("write", "write", {"ramfs-THP": [1, 1], "ramfs-4K": [2, 2],
                               "tmpfs-huge": [1, 1], "tmpfs-4K": [2, 2]})
 for r in tfb:
@@ -268,7 +291,7 @@ with tempfile.TemporaryDirectory() as d:
 check(report.counts_data(report.summarize(one), 64 * MiB) == {},
       "a counts panel needs two positive values")
 
-# --- first stores (MADV_WILLWRITE) --------------------------------------------
+# --- first stores (MADV_POPULATE_WRITE) ---------------------------------------
 def ft(cfg, hint, seed, p99, mx, ret=0, failed=False):
     """A firsttouch record; after MADV_POPULATE_WRITE no store faults, and
     the workload prints null fault quantiles."""
@@ -276,24 +299,27 @@ def ft(cfg, hint, seed, p99, mx, ret=0, failed=False):
     if hint == "populate":
         q = dict.fromkeys(q)
     return rec("firsttouch", hint, cfg=cfg, seed=seed, hint=hint, hint_ret=ret, hint_s=0.1,
-               stores_s=0.2, faults=0 if hint == "populate" else 128, stores_p99_us=2.0,
+               stores_s=0.2, faults=0 if hint == "populate" else 128, stores_p99_us=p99,
                stores_max_us=mx, ok=not failed, **q)
 
 
 fts = [ft("ramfs-THP", "none", s, 9000 + s, 17000) for s in (1, 2, 3)] + \
-      [ft("ramfs-THP", "willwrite", s, 600 + s, 5000, ret=64 * MiB) for s in (1, 2, 3)] + \
-      [ft("ramfs-THP", "willwrite", 4, 1, 1, ret=64 * MiB, failed=True)] + \
-      [ft("ramfs-THP", "populate", 1, 0, 9000)]
+      [ft("ramfs-THP", "populate", s, 2 + s, 5000) for s in (1, 2, 3)] + \
+      [ft("ramfs-THP", "populate", 4, 1, 1, ret=-1, failed=True)] + \
+      [ft("ramfs-4K", "none", 1, 100, 900)]
 t = report.firsttouch(fts, 64 * MiB)
-row = [l for l in t.splitlines() if l.startswith("| ramfs-THP | willwrite")]
-check(len(row) == 1 and "| 3 | 67108864 |" in row[0] and "602.0 (601.0-603.0)" in row[0],
-      "firsttouch: medians with min-max over the runs that did not fail, hint's return shown")
-check("| ramfs-THP | populate | 1 | 0 |" in t and "| - | - | - |" in t,
-      "firsttouch: no faults after MADV_POPULATE_WRITE: quantiles shown as -")
+row = [l for l in t.splitlines() if l.startswith("| ramfs-THP | none")]
+check(len(row) == 1 and "| 3 | 0 |" in row[0] and "9002.0 (9001.0-9003.0)" in row[0],
+      "firsttouch: medians with min-max over the runs, hint's return shown")
+row = [l for l in t.splitlines() if l.startswith("| ramfs-THP | populate")]
+check(len(row) == 1 and "| 3 | 0 |" in row[0] and "| - | - | - |" in row[0],
+      "firsttouch: failed runs left out; no faults after MADV_POPULATE_WRITE: quantiles -")
+check("willwrite" not in t, "firsttouch: no MADV_WILLWRITE row (not in v4)")
 lines = report.firsttouch_lines(fts, 64 * MiB)
-check(len(lines) == 1 and "602.0 us at p99 against 9002.0 us" in lines[0]
+check(len(lines) == 1 and "MADV_POPULATE_WRITE" in lines[0]
+      and "4.0 us at p99 against 9002.0 us" in lines[0]
       and "5000 us against 17000 us" in lines[0],
-      "firsttouch: the summary line compares p99 and max of MADV_WILLWRITE with no hint")
+      "firsttouch: the summary line compares the stores' p99 and max after the hint with none")
 check(report.firsttouch(fts, 32 * MiB) == "" and report.firsttouch_lines(fts, 32 * MiB) == [],
       "firsttouch: no runs of that size, no table")
 
@@ -303,6 +329,7 @@ check(report.firsttouch(fts, 32 * MiB) == "" and report.firsttouch_lines(fts, 32
 sm = []
 for seed in (1, 2, 3):
     for cfg, mem, w in (("ramfs-4K", 3072, 0.4), ("ramfs-within_size", 3072, 0.2),
+                        ("ramfs-never", 3072, 0.25),
                         ("ramfs-THP", 131072, 0.3), ("tmpfs-within_size", 3100, 0.5)):
         for mode, wall in (("write", w), ("read", w / 2), ("unlink", w / 4)):
             sm.append(rec("smallfiles", mode, cfg=cfg, seed=seed, wall=wall + seed * 0.01,
@@ -316,10 +343,12 @@ sm.append(rec("smallfiles", "write", cfg="ramfs-4K", seed=4, wall=9, ok=False, m
 t = report.smallfiles(sm)
 check("| ramfs within_size | 64 | 3.0 | 3.0 (3.0-3.0) | 1.000 | 3.438 (3.281-3.594) "
       "| 1.875 (1.719-2.031) | 1.094 (0.938-1.250) |" in t
-      and "| ramfs never (4K) | 64 | 3.0 | 3.0 (3.0-3.0) | 1.000 | 6.563 (6.406-6.719) |" in t
-      and "| ramfs never (4K) | 640 | 2.5 | 5.0 (5.0-5.0) | 2.000 | 1.000 (1.000-1.000) "
+      and "| ramfs deny (4K) | 64 | 3.0 | 3.0 (3.0-3.0) | 1.000 | 6.563 (6.406-6.719) |" in t
+      and "| ramfs deny (4K) | 640 | 2.5 | 5.0 (5.0-5.0) | 2.000 | 1.000 (1.000-1.000) "
       "| 1.000 (1.000-1.000) | 1.000 (1.000-1.000) |" in t
       and "| ramfs always | 64 | 3.0 | 128.0 (128.0-128.0) | 42.667 |" in t
+      and "| ramfs never (sized by the I/O) | 64 | 3.0 | 3.0 (3.0-3.0) | 1.000 |" in t
+      and t.index("ramfs deny (4K)") < t.index("ramfs never (sized")
       and "tmpfs always" not in t,
       "smallfiles: memory, memory per byte and seconds per 1,000 files per configuration "
       "and file count, failed runs left out, absent configs too")

@@ -211,6 +211,12 @@ check(exp == ["knob", "stress"] and not unk, "THP_TESTS picks names in list orde
 wcases = verdict.read_case_lists(registry.PATH)
 check(len(wcases) >= 20 and len(set(wcases)) == len(wcases) and any(c[2] for c in wcases),
       f"guest/cases.txt: {len(wcases)} expected workload cases (with --corrupt)")
+where = registry.settings(registry.PATH)
+check({"/mnt/ramfs:always", "/mnt/ramfs:never", "/mnt/ramfs:deny"} <= set(where["dirs"].split())
+      and where["corrupt_dir"] == "/mnt/ramfs:always"
+      and any(c == ("/mnt/ramfs:deny", "write", 0) for c in wcases),
+      "guest/cases.txt: ramfs runs under always, never and deny (the 4 KiB baseline), "
+      "each a case of its own", json.dumps(where))
 
 # The registry: the real one parses, each list in its order; a bad one
 # fails with its line.
@@ -400,14 +406,38 @@ done
           "guest/lib.sh run_one: a hung program and its children are killed at the limit",
           json.dumps([ex.get("hang"), left]))
 
-# --orders: a huge=never mount must hold small folios only.
-never = {"ok": True, "mount": "rw,relatime,huge=never", "orders": {"0": 12}}
+# --orders: small folios only under ramfs's global deny (whatever the
+# mount says) and on tmpfs huge=never.
+DENY = "always within_size advise never [deny] force"
+never = {"ok": True, "fs": "ramfs", "mount": "rw,relatime", "knob": DENY,
+         "params": {"size": 16 << 20, "bs": 1 << 20}, "orders": {"0": 12}}
 check(verdict.judge_case({"rc": 0}, [never]) == ("pass", ""),
-      "orders: small folios only on huge=never pass")
+      "orders: small folios only under deny pass")
 big = dict(never, orders={"0": 4, "2": 2})
 st, why = verdict.judge_case({"rc": 0}, [big])
-check(st == "fail" and "order 2" in why, "orders: a large folio on huge=never fails the case", why)
-check(verdict.judge_case({"rc": 0}, [dict(big, mount="rw,huge=always")]) == ("pass", ""),
+check(st == "fail" and "deny" in why and "order 2" in why,
+      "orders: a large folio under deny fails the case", why)
+st, why = verdict.judge_orders(dict(big, mount="rw,huge=always"))
+check(st == "fail" and "order 2" in why,
+      "orders: deny overrides a ramfs mount's huge=always", why)
+st, why = verdict.judge_orders(dict(big, fs="tmpfs", mount="rw,huge=never", knob="n/a"))
+check(st == "fail" and "tmpfs huge=never" in why, "orders: a large folio on tmpfs huge=never fails",
+      why)
+# ramfs under never (its mount's huge=, or the global file's): folios
+# sized by the I/O, below PMD size.
+io = dict(never, mount="rw,huge=never", knob="[always] within_size advise never deny force",
+          orders={"0": 8, "8": 15})
+check(verdict.judge_orders(io) == ("pass", ""),
+      "orders: ramfs huge=never: folios of the 1 MiB writes pass")
+st, why = verdict.judge_orders(dict(io, orders={"8": 14, "9": 1}))
+check(st == "fail" and "order 9" in why, "orders: ramfs huge=never: a PMD folio fails", why)
+st, why = verdict.judge_orders(dict(io, mount="rw", knob="always within_size advise [never] deny force",
+                                    params={"size": 16 << 20, "bs": 64 << 10},
+                                    orders={"4": 200, "5": 28}))
+check(st == "fail" and "order 5" in why and "order 4 at most" in why,
+      "orders: ramfs under the global never: a folio larger than the 64 KiB writes fails", why)
+check(verdict.judge_orders(dict(big, knob="[always] within_size advise never deny force",
+                                mount="rw,huge=within_size")) == ("pass", ""),
       "orders: large folios elsewhere are no verdict")
 st, why = verdict.judge_case({"rc": 0}, [dict(never, orders=None)])
 check(st == "fail" and "no folio orders" in why, "orders: a case that reports none fails", why)
@@ -415,12 +445,6 @@ check(verdict.judge_orders(dict(never, orders=None, workload="memcpy"))[0] == "p
       and verdict.judge_orders(dict(never, orders=None, workload="smallfiles"))[0] == "pass"
       and verdict.judge_orders(dict(never, orders=None, no_orders="holes"))[0] == "pass",
       "orders: memcpy, smallfiles and files with holes report none, each for a reason")
-# MADV_COLLAPSE: PMD-sized folios only, whatever the mount says.
-coll = dict(never, workload="collapse", orders={"9": 8}, params={"size": 16 << 20})
-check(verdict.judge_orders(coll) == ("pass", ""),
-      "orders: a collapsed file of PMD folios on huge=never passes")
-st, why = verdict.judge_orders(dict(coll, orders={"9": 7, "0": 512}))
-check(st == "fail" and "order 0" in why, "orders: a collapsed file with small folios fails", why)
 # huge=always (or a ramfs mount following the knob at always): a file of
 # 2 MiB or more written through write(2) must hold a PMD-sized folio.
 always = {"ok": True, "workload": "write", "fs": "ramfs", "mount": "rw,relatime",
@@ -451,13 +475,31 @@ st, why = verdict.judge_orders(dict(always, case_deltas={"thp_file_fallback": 8}
 check(st == "fail", "orders: a failed allocation with free 2 MiB blocks on every node fails", why)
 st, why = verdict.judge_orders(dict(always, case_deltas={"thp_file_fallback": 8}, free_2m=[0, 80]))
 check(st == "fail", "orders: ramfs falls back to the other node: its free blocks count", why)
-st, why = verdict.judge_orders(dict(coll, orders={}))
-check(st == "fail", "orders: a collapsed file with no PMD folio at all fails", why)
+# ramfs counts no event for a huge folio it could not get: the free blocks
+# alone tell; tmpfs must also have counted its fallback.
+st, why = verdict.judge_orders(dict(always, free_2m=[0, 3]))
+check(st == "notrun" and why.startswith("allocator: ") and "[0, 3]" in why,
+      "orders: ramfs with fewer free 2 MiB blocks than the folios missing did not run", why)
+st, why = verdict.judge_orders(dict(always, free_2m=[0, 3], fs="tmpfs", mount="rw,huge=always"))
+check(st == "fail", "orders: tmpfs short of blocks but with no fallback counted fails", why)
 res, _ = verdict.judge_suite("s", ["1..1", "not ok 1 x # SKIP not run: allocator: y"], EXIT0, True)
 check([st for st, _, _ in res] == ["fail"], "not run: a 'not ok' point is never 'not run'", res)
 st, why = verdict.judge_orders(dict(always, orders={"9": 7, "0": 512}))
 check(st == "fail" and "7 PMD-sized folios of 8" in why,
       "orders: one PMD folio short of size / 2 MiB fails", why)
+# The global force, as always on every mount; a private mapping's write
+# fault is a read fault, which under always fills the hole with PMD folios.
+st, why = verdict.judge_orders(dict(always, mount="rw,huge=never",
+                                    knob="always within_size advise never deny [force]"))
+check(st == "fail" and "0 PMD-sized folios of 8" in why,
+      "orders: small folios under the global force fail, whatever the mount says", why)
+st, why = verdict.judge_orders(dict(always, params={"size": 16 << 20, "private": 1}))
+check(st == "fail" and "0 PMD-sized folios of 8" in why,
+      "orders: ramfs private write faults under always promise PMD folios", why)
+st, why = verdict.judge_orders(dict(always, params={"size": 16 << 20, "private": 1}, fs="tmpfs",
+                                    mount="rw,huge=always"))
+check(st == "fail" and "0 PMD-sized folios of 8" in why,
+      "orders: tmpfs huge=always private write faults promise PMD folios too", why)
 check(verdict.judge_orders(dict(always, orders={"9": 8})) == ("pass", "")
       and verdict.judge_orders(dict(always, params={"size": 16 << 20, "madvise": "nohuge"}))
       == ("pass", "")

@@ -465,17 +465,17 @@ def promised_pmd(w):
     (tmpfs huge=always; ramfs huge=always, or the global always or force),
     for a file of 2 MiB or more, written through write(2) or faulted
     through a mapping without MADV_NOHUGEPAGE, and not cut by truncate or
-    punch, which split.  On ramfs a write fault through a private mapping
-    is a read fault, which fills the hole with a PMD folio under always;
-    tmpfs's private mappings are not checked.  tmpfs reads a hole without
-    filling it: read(2) of a sparse file promises nothing there (ramfs
-    fills it, with PMD folios under always)."""
+    punch, which split.  A write fault through a private mapping is a read
+    fault into the file, which fills the hole with a PMD folio under always
+    (both filesystems).  tmpfs reads a hole without filling it: read(2) of
+    a sparse file promises nothing there (ramfs fills it, with PMD folios
+    under always)."""
     params = w.get("params") or {}
     ramfs = w.get("fs") == "ramfs"
     always = policy_of(w) in (("always", "force") if ramfs else ("always",))
     tmpfs_hole = w.get("fs") == "tmpfs" and w.get("mode") == "hole"
     return (always and params.get("size", 0) >= PMD_SIZE
-            and (ramfs or not params.get("private")) and params.get("madvise") != "nohuge"
+            and params.get("madvise") != "nohuge"
             and w.get("workload") != "truncate" and not tmpfs_hole)
 
 

@@ -1,25 +1,27 @@
-// /sys/kernel/mm/transparent_hugepage/defrag governs ramfs huge folios as
-// it does anonymous and shmem ones.  With memory fragmented so that no free
-// 2 MiB block is left, a 160 MiB write to huge=always ramfs under defrag
-// "never" must not stall: compact_stall and allocstall_* stay put, while
-// the write succeeds and thp_write_alloc(_failed) count all 80 attempts.  The
-// same write under "always" must compact or reclaim (the control: it shows
-// the fragmentation held).  160 MiB is 80 huge folio allocations: more than
-// the 64 attempts for which a zone defers direct compaction after earlier
-// failures (other tests', or a ramfs folio's: it is not movable, so async
-// compaction finds nothing to move for it), so that the control cannot
-// miss every attempt.
+// With memory fragmented so that no free 2 MiB block is left and
+// compaction cannot make one, huge=always ramfs falls back: a 160 MiB
+// write(2) and a 160 MiB fallocate(2) both succeed, the write's data reads
+// back (the fallocated range, zeros), each file holds folios smaller than
+// PMD size but still large (orders 1-8, not 4 KiB pages), and
+// FileHugePages and nr_file_pages move by exactly the PMD folios and pages
+// the file holds.  160 MiB is 80 PMD-sized attempts: more than the 64 for
+// which a zone defers direct compaction after earlier failures.  (v3 also
+// checked that transparent_hugepage/defrag "never" kept these allocations
+// from stalling; v4 does not consult that knob for ramfs: its large folio
+// allocations are __GFP_NORETRY with the mapping's gfp, a stated limit.)
 //
 // Fragmenting: anonymous THPs take every free 2 MiB block (defrag never, so
 // their faults do not compact either), each is split and all but its first
-// 4 KiB page freed.  That leaves most of memory free, but in pieces of at
-// most 2 MiB - 4 KiB, and a compaction needs to move only one page to make
-// a block.  Proactive compaction is off meanwhile, so that kcompactd does
-// not undo it; khugepaged skips the range (MADV_NOHUGEPAGE).
+// 4 KiB page freed, and the pages kept are mlocked with
+// vm.compact_unevictable_allowed = 0, so that no compaction can move them.
+// That leaves most of memory free, but in pieces of at most 2 MiB - 4 KiB.
+// Proactive compaction is off meanwhile; khugepaged skips the range
+// (MADV_NOHUGEPAGE).
 #define _GNU_SOURCE
 #include "probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +31,7 @@
 #define DEFRAG		"/sys/kernel/mm/transparent_hugepage/defrag"
 #define ENABLED		"/sys/kernel/mm/transparent_hugepage/enabled"
 #define PROACTIVE	"/proc/sys/vm/compaction_proactiveness"
+#define UNEVICTABLE	"/proc/sys/vm/compact_unevictable_allowed"
 #define FLOOR_KB	(32 * 1024L)	/* stop filling with this much free */
 
 static unsigned char *raw;
@@ -73,20 +76,29 @@ static size_t fill_and_split(unsigned char *region, size_t len, size_t *off)
 		    madvise(p + PAGE, HPAGE - PAGE, MADV_DONTNEED))
 			msg("split/free at %p failed\n", p);
 	}
+	/*
+	 * Lock the pages kept, and only them (ONFAULT: nothing is faulted
+	 * in): unevictable, which compaction may not move here.
+	 */
+	if (*off > start && mlock2(region + start, *off - start, MLOCK_ONFAULT))
+		msg("mlock2: %s\n", strerror(errno));
 	return n;
 }
 
 /*
- * Returns the number of free 2 MiB blocks left.  The first round stops
- * short of the watermarks (with THP on, min_free_kbytes is near 90 MiB),
- * in 2 MiB blocks that the freed memory then makes usable: go round again
- * until none is left or a round finds none.
+ * Returns the number of free 2 MiB blocks left after compaction.  The
+ * first round stops short of the watermarks (with THP on, min_free_kbytes
+ * is near 90 MiB), in 2 MiB blocks that the freed memory then makes
+ * usable; and compaction still makes blocks whole out of those that held
+ * only a few movable pages of others when we filled.  So compact after
+ * each round and go round again, until no block is left or a round
+ * finds none.
  */
 static long fragment(void)
 {
 	size_t len = (size_t)meminfo_kb("MemFree") * KiB * 2 & ~(HPAGE - 1), off = 0, n;
 	unsigned char *region;
-	long left;
+	long left = -1;
 	int round;
 
 	raw_len = len + HPAGE;	/* address space only: twice MemFree */
@@ -95,11 +107,13 @@ static long fragment(void)
 	if (raw == MAP_FAILED)
 		return -1;
 	region = (unsigned char *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
-	for (round = 0; round < 4; round++) {
+	for (round = 0; round < 8; round++) {
 		n = fill_and_split(region, len, &off);
 		nr_thp += n;
+		/* Drains the per-CPU LRU and mlock batches first. */
+		write_bytes("/proc/sys/vm/compact_memory", "1", 1);
 		left = free_2m_blocks(-1);
-		msg("fragmenting, round %d: %zu THPs split, %ld free 2 MiB blocks left\n",
+		msg("fragmenting, round %d: %zu THPs split, %ld free 2 MiB blocks left after compact_memory\n",
 		    round + 1, n, left);
 		if (!n || left <= 0)
 			break;
@@ -107,46 +121,59 @@ static long fragment(void)
 	return left;
 }
 
-struct stalls {
-	long compact, alloc, huge, fallback;
-	long pmd_fallback;	/* hugepages-2048kB/stats/page_cache_fallback */
-	int err;	/* the write failed */
-};
+enum how { WRITE, FALLOCATE };
+static const char *const how_name[] = { "write(2)", "fallocate(2)" };
 
-static void stalls(struct stalls *s)
+/*
+ * Make the 160 MiB file by @how and check it: one result.  @left is what
+ * fragmenting left, for the message.
+ */
+static void fall_back(const char *dir, enum how how, long left)
 {
-	vm_stat_refresh();
-	s->compact = vmstat_get("compact_stall");
-	s->alloc = vmstat_sum("allocstall_");
-	s->huge = vmstat_get("thp_write_alloc");
-	s->fallback = vmstat_get("thp_write_alloc_failed");
-	s->pmd_fallback = size_stat(2048, "stats/page_cache_fallback");
-}
-
-/* The write under @defrag; @d gets the counters' deltas. */
-static void write_under(const char *dir, const char *defrag, struct stalls *d)
-{
-	struct stalls a, b;
-	char path[128];
-	double t0;
-	int err;
+	unsigned long hist[MAX_FOLIO_ORDER];
+	long fhp0, nr0, fhp, nr, n;
+	char path[128], text[200] = "";
+	long long bad = 0;
+	double t0 = now_s();
+	int fd, err, o, mid = 0;
 
 	snprintf(path, sizeof(path), "%s/defrag", dir);
-	setting_set(DEFRAG, defrag);
-	stalls(&a);
-	t0 = now_s();
-	err = write_file(path, WRITE_SIZE, MiB, 21);
-	stalls(&b);
+	fhp0 = meminfo_now_kb("FileHugePages");
+	nr0 = nr_file_pages();
+	if (how == WRITE) {
+		err = write_file(path, WRITE_SIZE, MiB, 21);
+	} else {
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		err = fd < 0 || fallocate(fd, 0, 0, WRITE_SIZE);
+		if (fd >= 0)
+			close(fd);
+	}
+	fhp = meminfo_now_kb("FileHugePages") - fhp0;
+	nr = nr_file_pages() - nr0;
+	msg("%s of %lu MiB in %.2fs%s\n", how_name[how], WRITE_SIZE / MiB, now_s() - t0,
+	    err ? " (FAILED)" : "");
+	if (!err) {
+		fd = open(path, O_RDONLY);
+		bad = fd < 0 ? 0 : how == WRITE ? fd_check_pattern(fd, 0, WRITE_SIZE, 21) :
+			      fd_check_zero(fd, 0, WRITE_SIZE);
+		if (fd >= 0)
+			close(fd);
+	}
+	n = orders_of(path, WRITE_SIZE, hist, text, sizeof(text));
 	unlink(path);
-	d->compact = b.compact - a.compact;
-	d->alloc = b.alloc - a.alloc;
-	d->huge = b.huge - a.huge;
-	d->fallback = b.fallback - a.fallback;
-	d->pmd_fallback = a.pmd_fallback < 0 ? -1 : b.pmd_fallback - a.pmd_fallback;
-	d->err = err;
-	msg("defrag %s: %lu MiB in %.2fs%s: compact_stall %+ld, allocstall_* %+ld, huge folios %+ld, fallbacks %+ld\n",
-	    defrag, WRITE_SIZE / MiB, now_s() - t0, err ? " (write failed)" : "",
-	    d->compact, d->alloc, d->huge, d->fallback);
+	for (o = 1; o < HPAGE_ORDER; o++)
+		mid += hist[o] > 0;
+	/*
+	 * Fewer PMD folios than attempts shows the fragmentation held; the
+	 * rest must be large folios all the same, and the counters exact.
+	 */
+	ksft_test_result(!err && bad < 0 && n > 0 && hist[HPAGE_ORDER] < WRITE_SIZE / HPAGE && mid &&
+			 fhp == (long)(hist[HPAGE_ORDER] * HPAGE / KiB) &&
+			 nr == (long)(WRITE_SIZE / PAGE),
+			 "defrag: fragmented (%ld free 2 MiB blocks left), %lu MiB %s to huge=always ramfs falls back: err %d, first bad byte %lld, folios by order %s (want fewer than %lu of order %d and some of orders 1-%d), FileHugePages %+ld kB (want %+ld), nr_file_pages %+ld (want +%lu)\n",
+			 left, WRITE_SIZE / MiB, how_name[how], err, bad, text, WRITE_SIZE / HPAGE,
+			 HPAGE_ORDER, HPAGE_ORDER - 1, fhp,
+			 n > 0 ? (long)(hist[HPAGE_ORDER] * HPAGE / KiB) : -1L, nr, WRITE_SIZE / PAGE);
 }
 
 static const char *dir;
@@ -156,8 +183,9 @@ static const char *dir;
  * goes, when unmapped, to the per-CPU free list of the CPU that unmaps it,
  * and waits there while the list is under its high mark (thousands of
  * pages here): no block it sits in can merge, and compaction cannot move
- * it.  On 6.1 no sysctl drains a CPU's lists of its own node's zones
- * (vmstat drains other nodes' ones, a batch now and then), but taking a
+ * it.  On 6.1 no sysctl drained a CPU's lists of its own node's zones
+ * (vmstat drains other nodes' ones, a batch now and then; not rechecked
+ * on 6.12, where it is harmless either way), but taking a
  * CPU offline empties all of its lists (page_alloc_cpu_dead()).  So all
  * is unmapped on the last CPU that can go offline, which then goes
  * offline and back.  Without one the memory is unmapped all the same.
@@ -186,46 +214,36 @@ static void give_back(long before)
 	    free_2m_blocks(-1), before);
 }
 
-/* Two results: under never (the claim), under always (the control). */
+/*
+ * Three results: the fragmentation held against compaction (the control:
+ * without it the others show nothing), then the write and the fallocate.
+ */
 static void test_defrag(void)
 {
-	struct stalls never, always;
 	long left, before = free_2m_blocks(-1);
-	int moved;
 
 	/* All restored at exit. */
 	setting_set(PROACTIVE, "0");
+	setting_set(UNEVICTABLE, "0");
 	setting_set(DEFRAG, "never");
 	if (!strcmp(setting_get(ENABLED) ?: "", "never"))
 		setting_set(ENABLED, "madvise");
 	left = fragment();
-	msg("fragmented: %zu THPs split to one page each, %ld free 2 MiB blocks left, MemFree %ld kB\n",
-	    nr_thp, left, meminfo_kb("MemFree"));
-	write_under(dir, "never", &never);
-	write_under(dir, "always", &always);
+	msg("fragmented: %zu THPs split to one mlocked page each (Mlocked %ld kB), %ld free 2 MiB blocks left after compact_memory, MemFree %ld kB\n",
+	    nr_thp, meminfo_kb("Mlocked"), left, meminfo_kb("MemFree"));
+	ksft_test_result(nr_thp > 0 && left >= 0 && left < (long)(WRITE_SIZE / HPAGE),
+			 "defrag: fragmented (control): %zu THPs split, %ld free 2 MiB blocks left after compact_memory (want fewer than %lu)\n",
+			 nr_thp, left, WRITE_SIZE / HPAGE);
+	fall_back(dir, WRITE, left);
+	fall_back(dir, FALLOCATE, left);
 	if (raw != MAP_FAILED)
 		give_back(before);
-	moved = always.compact > 0 || always.alloc > 0;
-	/*
-	 * No stall is only news if the write worked and tried every folio.
-	 * Each PMD allocation that failed counts as a fallback of that size.
-	 */
-	ksft_test_result(moved && !never.compact && !never.alloc && !never.err &&
-			 never.huge + never.fallback == (long)(WRITE_SIZE / HPAGE) &&
-			 never.fallback >= 1 && never.pmd_fallback == never.fallback,
-			 "defrag: never, fragmented: %lu MiB to huge=always ramfs%s: compact_stall %+ld, allocstall_* %+ld (want 0; control under always %s), huge folios %+ld + fallbacks %+ld (want %lu attempts, some fallbacks), hugepages-2048kB page_cache_fallback %+ld (want the fallbacks)\n",
-			 WRITE_SIZE / MiB, never.err ? " (write FAILED)" : "", never.compact,
-			 never.alloc, moved ? "moved" : "did NOT move: fragmentation failed",
-			 never.huge, never.fallback, WRITE_SIZE / HPAGE, never.pmd_fallback);
-	ksft_test_result(moved,
-			 "defrag: always, fragmented (control): compact_stall %+ld, allocstall_* %+ld (want > 0; %zu THPs split, %ld free 2 MiB blocks were left)\n",
-			 always.compact, always.alloc, nr_thp, left);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct probe_case cases[] = {
-		{ "defrag", test_defrag, 2 },
+		{ "defrag", test_defrag, 3 },
 	};
 
 	probe_init(argc, argv, PAGECACHE_OPT);

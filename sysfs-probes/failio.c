@@ -1,12 +1,14 @@
 // A read(2) or write(2) that fails at once must not leave the range it asked
 // for in the page cache: read(2) of a sparse 256 MiB file into a PROT_NONE
-// buffer (default policy, and huge=always, the one policy under which reads
-// of holes allocate huge folios, one step at a time), write(2) of 256 MiB
-// from one into an empty file (huge=always).  All fail with EFAULT: nothing
-// can be copied to or from PROT_NONE, so a count, even 0 (EOF inside a
-// 256 MiB file), is a bug.  At most the one folio the copy was about to
-// enter may stay (512 + 1 pages), and unlink gives everything back.
-// No RWF_NOWAIT case: ramfs files have no FMODE_NOWAIT (6.1 and 6.12), so
+// buffer (the default policy, never, whose reads of holes add 4 KiB pages,
+// and huge=always, the one policy under which read(2) fills holes with
+// PMD-sized folios, in ramfs_file_read_iter() before the copy), write(2) of
+// 256 MiB from one into an empty file (huge=always).  All must fail with
+// EFAULT: nothing can be copied to or from PROT_NONE, so a count, even 0
+// (EOF inside a 256 MiB file), is a bug.  At most the one folio the copy
+// was about to enter may stay (512 + 1 pages), and unlink gives everything
+// back.  No RWF_NOWAIT case: ramfs files have no FMODE_NOWAIT (6.1 and
+// 6.12: only pipes, eventfd and a few disk filesystems set it), so
 // preadv2(RWF_NOWAIT) fails with EOPNOTSUPP before it reaches ramfs.
 #define _GNU_SOURCE
 #include "probe.h"
@@ -52,7 +54,7 @@ static void one(const char *dir, const char *what, int writing)
 	ksft_test_result(ret < 0 && err == EFAULT &&
 			 (writing ? st.st_size == 0 : st.st_size == (off_t)SIZE) && pinned <= MAX_PINNED,
 			 "%s: returns %zd (%s), st_size %lld, nr_file_pages %+ld (at most %+ld), FileHugePages %+ld kB\n",
-			 name, ret, ret < 0 ? strerror(err) : "a count", (long long)st.st_size, pinned,
+			 name, ret, ret < 0 ? strerror(err) : ret ? "a count" : "0: EOF inside the file", (long long)st.st_size, pinned,
 			 MAX_PINNED, fhp);
 	close(fd);
 	result_unlinked(name, path, base, SLACK);
@@ -60,7 +62,7 @@ static void one(const char *dir, const char *what, int writing)
 
 static void test_read(void)
 {
-	one(dflt, "read(2) of a sparse 256 MiB file into PROT_NONE, default policy", 0);
+	one(dflt, "read(2) of a sparse 256 MiB file into PROT_NONE, default policy (never)", 0);
 	one(huge, "read(2) of a sparse 256 MiB file into PROT_NONE, huge=always", 0);
 }
 
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
 	};
 
 	probe_init(argc, argv, PAGECACHE_OPT);
-	require_knob("within_size");	/* the default policy, as users get it */
+	require_knob("never");	/* the default policy, as users get it */
 	none = mmap(NULL, SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	dflt = mount_fs("ramfs", "");
 	huge = mount_fs("ramfs", "huge=always");

@@ -34,33 +34,30 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* COLLAPSE_OP last: without --collapse a seed runs the ops it always ran. */
+/* The ops, in the order seeds have always drawn them: a seed replays as it did. */
 enum op { WRITE, READ, MAPWRITE, MAPREAD, TRUNCATE, PUNCH, FALLOC, SPLIT_OP, COPY_OP, FSYNC_OP,
-	  COLLAPSE_OP, NR_OPS };
+	  NR_OPS };
 static const char *const op_name[] = { "write", "read", "mapwrite", "mapread", "truncate",
-				       "punch", "fallocate", "split", "copy", "fsync",
-				       "collapse" };
+				       "punch", "fallocate", "split", "copy", "fsync" };
 #define LOG	16
 #define GUARD	(64 * KiB)
 
 struct logent { long n; enum op op; uint64_t off, len, size, to; };
 
+/* What the mount's policy (or the global deny) lets the file hold. */
+enum policy { P_KNOB, P_ALWAYS, P_WITHIN, P_NOPMD, P_DENY };
+
 static struct {
 	uint64_t max, size, seed;
+	enum policy policy;
 	long huge0, huge_peak;	/* FileHugePages at the start, its highest since */
-	int pollute, collapse, collapser;
-	/* MADV_COLLAPSE calls that returned 0, all calls: both threads count. */
-	long collapsed, collapses;
-	long alloc0;		/* thp_collapse_alloc at the start of the seed */
+	int pollute;
 	long copies;		/* copy_file_range ops done in the seed */
-	int collapser_err;	/* an errno madvise(2) does not give MADV_COLLAPSE */
-	int stop;		/* tells the collapser thread to end */
 	unsigned char *shadow, *buf, *map;
 	struct logent log[LOG];
 	char path[128];
@@ -68,30 +65,42 @@ static struct {
 } f;
 
 /*
- * huge=always: which 2 MiB blocks are known to hold no cached page, and
- * the promise the ramfs patch (fs/ramfs/huge.c, ramfs_add_folio()) makes
- * for them: the first page a write(2) or a shared write fault puts in an
- * empty block comes with a PMD-sized folio over the whole block, below
- * EOF or past it (always has no EOF rule, unlike within_size), unless the
- * allocator says no.  "Known empty" errs towards not empty: a block
- * wrongly taken for empty would be a false failure.
+ * huge=always and within_size: which 2 MiB blocks are known to hold no
+ * cached page, and the promise of ramfs_order() (fs/ramfs/file-mmu.c) for
+ * them: a write(2) or fallocate(2) into an empty block gets a PMD-sized
+ * folio over the whole block, under always even past EOF, under
+ * within_size if the block ends within max(i_size, end of the write); a
+ * write fault into one (a shared mapping) gets it if the VMA covers the
+ * block and, under within_size, the block ends within i_size.  The
+ * allocator may say no only when it has no free 2 MiB block.  "Known
+ * empty" errs towards not empty: a block wrongly taken for empty would be
+ * a false failure.
  */
 static struct {
-	int on;			/* huge=always: check the promise */
+	int on;			/* always or within_size: check the promise */
 	uint64_t blocks;	/* 2 MiB blocks in f.max, rounded up */
 	unsigned char *empty;	/* per block: known to hold no cached page */
-	long checked, found, refused;	/* promised folios, PMD-sized, allocator said no */
-	long exempt;		/* writes into empty blocks ramfs_may_add() skips */
+	long checked, found, refused;	/* promised folios, PMD-sized, allocator short */
 	long miss_op;		/* the first promised folio not found: op, or -1 */
 	uint64_t miss_off;
 	int miss_order;
 } pmd;
 
+/*
+ * never/advise and deny: the largest folio order allowed (8, 0), checked
+ * at every whole-file check; the first op after which a larger one was
+ * there, and its order.
+ */
+static struct {
+	int ceiling;
+	long checks, bad_op;
+	int bad_order;
+} sizes;
+
 /* What an op promises, read before it runs. */
 struct promise {
 	uint64_t off, len;
-	uint64_t mask;		/* bit i: block off / HPAGE + i was empty */
-	long refusals;		/* thp_refusals() before the op */
+	uint64_t mask;		/* bit i: block off / HPAGE + i gets a PMD-sized folio */
 };
 
 static void dump(long n, const char *why, long long at)
@@ -113,7 +122,7 @@ static void dump(long n, const char *why, long long at)
 	}
 	msg("replay: probe-fsx --first %llu --seeds 1 --ops %ld --size %llu%s%s (and the same --huge)\n",
 	    (unsigned long long)f.seed, n + 1, (unsigned long long)f.max,
-	    f.pollute ? " --pollute" : "", f.collapse ? " --collapse" : "");
+	    f.pollute ? " --pollute" : "", f.policy == P_DENY ? " --deny" : "");
 }
 
 /*
@@ -187,9 +196,9 @@ static void resize(uint64_t size)
 /*
  * POSIX: what a mapping stores past EOF in the EOF page is not file data.
  * Store garbage in [size, end of its page) through a mapping of its own;
- * the shadow keeps zeros there, so the file must read zeros when it grows.
- * (A huge folio is mapped only in whole pages below EOF: the rest of it
- * cannot be reached.)
+ * the shadow keeps zeros there, so the file must read zeros when it grows
+ * (ramfs_zero_eof()).  (A huge folio is mapped only in whole pages below
+ * EOF: the rest of it cannot be reached.)
  */
 static void pollute_eof(long n)
 {
@@ -218,50 +227,6 @@ static long long op_failed(long n, enum op op, uint64_t off)
 }
 
 /*
- * MADV_COLLAPSE of the PMD-sized ranges that [@off, @off + @len) touches,
- * within the mapping.  0, or -1 for an errno that madvise(2) does not give
- * MADV_COLLAPSE (EAGAIN: something held a folio; EINVAL: the range crosses
- * EOF; EBUSY, ENOMEM: no memory).  The data must not change either way.
- */
-static int collapse_range(uint64_t from, uint64_t to)
-{
-	__atomic_add_fetch(&f.collapses, 1, __ATOMIC_RELAXED);
-	if (!madvise(f.map + from, to - from, MADV_COLLAPSE)) {
-		__atomic_add_fetch(&f.collapsed, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
-	return errno == EAGAIN || errno == EINVAL || errno == EBUSY || errno == ENOMEM ? 0 : -1;
-}
-
-static int collapse_op(uint64_t off, uint64_t len)
-{
-	uint64_t from = off & ~(HPAGE - 1), to = (off + len + HPAGE - 1) & ~(HPAGE - 1);
-
-	if (to > (f.max & ~(HPAGE - 1)))
-		to = f.max & ~(HPAGE - 1);
-	return to <= from ? 0 : collapse_range(from, to);
-}
-
-/*
- * --collapser: a second thread collapses a random 2 MiB range of the
- * mapping every millisecond while the ops run, so that collapse races
- * each of them (the ops' checks see any data it loses).
- */
-static void *collapser(void *arg)
-{
-	uint64_t st = (uintptr_t)arg, pmds = f.max / HPAGE;
-
-	while (pmds && !__atomic_load_n(&f.stop, __ATOMIC_RELAXED)) {
-		uint64_t i = rng_next(&st) % pmds;
-
-		if (collapse_range(i * HPAGE, (i + 1) * HPAGE) && !f.collapser_err)
-			f.collapser_err = errno;
-		usleep(1000);
-	}
-	return NULL;
-}
-
-/*
  * copy_file_range(2) of [@off, @off + @len) to @to in the same file, in
  * as many calls as it takes: the range lies below EOF, so a call that
  * copies nothing before the end is a failure.  The ranges do not overlap
@@ -287,22 +252,6 @@ static int copy_op(uint64_t off, uint64_t len, uint64_t to)
 }
 
 /*
- * Pages of the file in the page cache, past EOF too: mincore() of a
- * mapping that is never touched looks them up without adding any.  No
- * folio reaches past the last 2 MiB block of f.max.
- */
-static long cached_pages(void)
-{
-	size_t len = pmd.blocks * HPAGE;
-	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, f.fd, 0);
-	long n = p == MAP_FAILED ? -1 : resident(p, len);
-
-	if (p != MAP_FAILED)
-		munmap(p, len);
-	return n;
-}
-
-/*
  * The order of the folio holding the page at @off, which is cached:
  * through a read-only mapping of that page alone, whose fault only maps
  * it.  -1 if pagemap or kpageflags would not say.
@@ -321,42 +270,48 @@ static int order_at(uint64_t off)
 	return order;
 }
 
+static uint64_t page_up(uint64_t x)
+{
+	return (x + PAGE - 1) & ~(PAGE - 1);
+}
+
 /*
- * Before op @op on [@off, @off + @len) of a file of @old bytes: the
- * empty blocks where it promises a PMD-sized folio.  A mapped write
- * faults below EOF, into ramfs_fault(), which adds one for any block it
- * finds empty.  A write(2) adds them in ramfs_write_add_folios(), except
- * that ramfs_may_add() sends one that ends at or below EOF down the
- * generic path (small folios) when the page count says the file has no
- * hole, as pages past EOF can make it say.
+ * Does op @op on [@off, @off + @len) of a file of @old bytes promise a
+ * PMD-sized folio over empty block @b?  write(2) and fallocate(2) size
+ * their folios alike (RAMFS_WRITE); a mapped write faults (RAMFS_FAULT)
+ * below EOF, in f.map, which a PMD-aligned mmap() gives.
  */
+static int promised(enum op op, uint64_t b, uint64_t off, uint64_t len, uint64_t old)
+{
+	uint64_t end = (b + 1) * HPAGE;
+
+	if (op == MAPWRITE)
+		return end <= page_up(f.max) && (f.policy == P_ALWAYS || end <= page_up(old));
+	return f.policy == P_ALWAYS || end <= page_up(off + len > old ? off + len : old);
+}
+
+/* Before op @op on [@off, @off + @len) of a file of @old bytes: its promise. */
 static struct promise promise_before(enum op op, uint64_t off, uint64_t len, uint64_t old)
 {
-	struct promise p = { off, len, 0, 0 };
+	struct promise p = { off, len, 0 };
 	uint64_t b, first = off / HPAGE;
 
-	if (!pmd.on || (op != WRITE && op != MAPWRITE))
+	if (!pmd.on || (op != WRITE && op != MAPWRITE && op != FALLOC))
 		return p;
 	for (b = first; b <= (off + len - 1) / HPAGE && b - first < 64; b++)
-		if (pmd.empty[b])
+		if (pmd.empty[b] && promised(op, b, off, len, old))
 			p.mask |= 1ULL << (b - first);
-	if (p.mask && op == WRITE && off + len <= old && cached_pages() * (long)PAGE >= (long)old) {
-		pmd.exempt++;
-		p.mask = 0;
-	}
-	if (p.mask)
-		p.refusals = thp_refusals();
 	return p;
 }
 
 /*
- * After op @n: a PMD-sized folio at the first offset it wrote in each
- * block that was empty, or a refusal by the allocator during the op.
- * The first miss is dumped with the replay line.
+ * After op @n: a PMD-sized folio at the first offset it touched in each
+ * block it promised one, unless the allocator has no free 2 MiB block
+ * left (read at once: later frees or a compaction would hide it).  The
+ * first miss is dumped with the replay line.
  */
 static void pmd_check(long n, const struct promise *p)
 {
-	long refused = p->mask && thp_refusals() > p->refusals;
 	uint64_t i, first = p->off / HPAGE;
 	char why[80];
 
@@ -364,13 +319,17 @@ static void pmd_check(long n, const struct promise *p)
 		uint64_t at = (first + i) * HPAGE > p->off ? (first + i) * HPAGE : p->off;
 		int order;
 
-		if (!(p->mask & (1ULL << i)))
+		/*
+		 * fallocate(KEEP_SIZE) past EOF: the folio is there, but a
+		 * mapping cannot reach it (SIGBUS); left unchecked.
+		 */
+		if (!(p->mask & (1ULL << i)) || at >= f.size)
 			continue;
 		order = order_at(at);
 		pmd.checked++;
 		if (order == HPAGE_ORDER)
 			pmd.found++;
-		else if (refused)
+		else if (free_2m_blocks(-1) == 0)
 			pmd.refused++;
 		else if (pmd.miss_op < 0) {
 			pmd.miss_op = n;
@@ -383,9 +342,39 @@ static void pmd_check(long n, const struct promise *p)
 }
 
 /*
- * What op @op did to the blocks.  Split, fsync and collapse leave them
- * as they were: a collapse (like khugepaged's) fills the holes of a range
- * only if it holds a page, under invalidate_lock, and never past EOF.
+ * never/advise, deny: after a whole-file check, which filled every hole
+ * below EOF, no folio of the file may be larger than the ceiling.
+ */
+static void sizes_check(long n)
+{
+	unsigned long hist[MAX_FOLIO_ORDER];
+	char text[160], why[240];
+	int o;
+
+	if (!sizes.ceiling && f.policy != P_DENY)
+		return;
+	if (!f.size)
+		return;
+	sizes.checks++;
+	if (orders_of(f.path, f.size, hist, text, sizeof(text)) < 0) {
+		msg("seed %llu op %ld: folio orders: %s\n", (unsigned long long)f.seed, n, text);
+		o = MAX_FOLIO_ORDER;
+	} else {
+		for (o = MAX_FOLIO_ORDER - 1; o > 0 && !hist[o]; o--)
+			;
+	}
+	if (o > sizes.ceiling && sizes.bad_op < 0) {
+		sizes.bad_op = n;
+		sizes.bad_order = o;
+		snprintf(why, sizeof(why), "a folio of order %d, above %d (orders %s)", o,
+			 sizes.ceiling, text);
+		dump(n, why, 0);
+	}
+}
+
+/*
+ * What op @op did to the blocks.  Split and fsync leave them as they
+ * were.
  */
 static void model_after(enum op op, uint64_t off, uint64_t len, uint64_t to)
 {
@@ -415,7 +404,7 @@ static void model_after(enum op op, uint64_t off, uint64_t len, uint64_t to)
 /* Pick an op: its kind, range, copy destination (@to) and spare bits (@r). */
 static enum op pick(uint64_t *st, uint64_t *off, uint64_t *len, uint64_t *to, uint64_t *r)
 {
-	enum op op = rng_next(st) % (f.collapse ? NR_OPS : COLLAPSE_OP);
+	enum op op = rng_next(st) % NR_OPS;
 
 	*r = rng_next(st);
 	*off = pick_off(st, op == TRUNCATE || op == FALLOC || op == WRITE ? f.max : f.size);
@@ -497,10 +486,6 @@ static long long do_op(long n, enum op op, uint64_t off, uint64_t len, uint64_t 
 		if (fsync(f.fd))
 			return op_failed(n, op, off);
 		break;
-	case COLLAPSE_OP:
-		if (collapse_op(off, len))
-			return op_failed(n, op, off);
-		break;
 	case NR_OPS:
 		break;
 	}
@@ -531,11 +516,7 @@ static long long one(long n, uint64_t *st)
 		bad = compare(old, PAGE);
 	if (f.size != old || op == MAPWRITE)
 		pollute_eof(n);
-	/*
-	 * Exact without a refresh: it moves by 512 pages, past any per-CPU
-	 * batch.  Collapses make huge folios whatever the mount: on a
-	 * huge=never mount result_huge() allows what they made.
-	 */
+	/* Exact without a refresh: it moves by 512 pages, past any per-CPU batch. */
 	kb = meminfo_kb("FileHugePages") - f.huge0;
 	if (kb > f.huge_peak)
 		f.huge_peak = kb;
@@ -576,8 +557,6 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	uint64_t st = seed, cst = ~seed;
 	long n;
 	long long bad = -1;
-	pthread_t thread;
-	int threaded = 0;
 
 	*flipped = -1;
 	*flip_op = -1;
@@ -586,15 +565,17 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 	memset(f.shadow, 0, f.max);
 	memset(f.log, 0, sizeof(f.log));
 	unlink(f.path);
+	/* Free 2 MiB blocks made now, so that only a real shortage excuses a miss. */
+	write_bytes("/proc/sys/vm/compact_memory", "1", 1);
 	f.huge0 = meminfo_now_kb("FileHugePages");
 	f.huge_peak = 0;
-	f.collapsed = f.collapses = f.copies = 0;
-	f.collapser_err = f.stop = 0;
-	f.alloc0 = vmstat_get("thp_collapse_alloc");
+	f.copies = 0;
 	/* A new file: every block empty. */
 	memset(pmd.empty, 1, pmd.blocks);
-	pmd.checked = pmd.found = pmd.refused = pmd.exempt = 0;
+	pmd.checked = pmd.found = pmd.refused = 0;
 	pmd.miss_op = -1;
+	sizes.checks = 0;
+	sizes.bad_op = -1;
 	f.fd = open(f.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	f.map = f.fd < 0 ? MAP_FAILED :
 		mmap(NULL, f.max, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
@@ -604,8 +585,6 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 			close(f.fd);
 		return 0;
 	}
-	if (f.collapser)
-		threaded = !pthread_create(&thread, NULL, collapser, (void *)(uintptr_t)~seed);
 	for (n = 0; n < ops && bad < 0; n++) {
 		int full = n % check == check - 1 || n == ops - 1;
 
@@ -614,12 +593,10 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 			*flipped = corrupt(&cst);
 			*flip_op = n;
 		}
-		if (bad < 0 && full)
+		if (bad < 0 && full) {
 			bad = compare(0, f.max);
-	}
-	if (threaded) {
-		__atomic_store_n(&f.stop, 1, __ATOMIC_RELAXED);
-		pthread_join(thread, NULL);
+			sizes_check(n);
+		}
 	}
 	if (bad >= 0)
 		dump(n - 1, "data mismatch", bad);
@@ -630,9 +607,9 @@ static long long run(uint64_t seed, long ops, long check, long long *flipped, lo
 }
 
 /*
- * huge=always: each promised folio PMD-sized, or the allocator refused it.
- * Allocator refusals in more than half of them: not run.  None promised:
- * the run exercised nothing, a failure.
+ * always, within_size: each promised folio PMD-sized, or the allocator
+ * had no free 2 MiB block.  Short of blocks in more than half of them:
+ * not run.  None promised: the run exercised nothing, a failure.
  */
 static void result_pmd(const char *mopts, uint64_t seed)
 {
@@ -641,9 +618,8 @@ static void result_pmd(const char *mopts, uint64_t seed)
 	int len;
 
 	len = snprintf(text, sizeof(text),
-		       "fsx: seed %llu, ramfs -o '%s': %ld PMD-sized folios promised by writes into empty 2 MiB blocks, %ld found, %ld refused by the allocator (%ld writes exempt: no hole by the page count)",
-		       (unsigned long long)seed, mopts, pmd.checked, pmd.found, pmd.refused,
-		       pmd.exempt);
+		       "fsx: seed %llu, ramfs -o '%s': %ld PMD-sized folios promised by writes, fallocates and mapped writes into empty 2 MiB blocks, %ld found, %ld missing with no free 2 MiB block",
+		       (unsigned long long)seed, mopts, pmd.checked, pmd.found, pmd.refused);
 	if (missed && len > 0 && len < (int)sizeof(text))
 		snprintf(text + len, sizeof(text) - len,
 			 ", %ld missing, the first at op %ld offset %#llx (order %d)", missed,
@@ -654,11 +630,11 @@ static void result_pmd(const char *mopts, uint64_t seed)
 		ksft_test_result(!missed && pmd.checked, "%s\n", text);
 }
 
-/* Second result of a seed: were there huge folios, as the mount says? */
+/* Second result of a seed: the folio sizes, as the policy says. */
 static void result_huge(const char *mopts, uint64_t seed)
 {
 	if (!has_pagecache_thp()) {
-		ksft_test_result_skip("fsx: seed %llu: huge folios not checked: no %s\n",
+		ksft_test_result_skip("fsx: seed %llu: folio sizes not checked: no %s\n",
 				      (unsigned long long)seed, PAGECACHE_OPT);
 		return;
 	}
@@ -666,38 +642,29 @@ static void result_huge(const char *mopts, uint64_t seed)
 		result_pmd(mopts, seed);
 		return;
 	}
-	/* huge=never: only collapses (2 MiB each) may make huge folios. */
-	long most = 2048 * (vmstat_get("thp_collapse_alloc") - f.alloc0);
-
-	ksft_test_result(f.huge_peak <= most,
-			 "fsx: seed %llu, ramfs -o '%s': FileHugePages at most %+ld kB during the run (want <= %ld)\n",
-			 (unsigned long long)seed, mopts, f.huge_peak, most);
+	/* never/advise, deny: no PMD-sized folio ever, none above the ceiling at the checks. */
+	ksft_test_result(f.huge_peak <= 0 && sizes.bad_op < 0 && sizes.checks > 0,
+			 "fsx: seed %llu, ramfs -o '%s'%s: FileHugePages at most %+ld kB during the run (want 0), %ld whole-file checks of folio orders, %s%d (want <= %d)\n",
+			 (unsigned long long)seed, mopts,
+			 f.policy == P_DENY ? " under the global deny" : "", f.huge_peak,
+			 sizes.checks, sizes.bad_op < 0 ? "largest order <= " : "order ",
+			 sizes.bad_op < 0 ? sizes.ceiling : sizes.bad_order, sizes.ceiling);
 }
 
-/* First result of a seed: the data, and with --collapse(r) the collapses. */
+/* First result of a seed: the data. */
 static void result_data(uint64_t seed, long ops, long long bad, double t0, const char *mopts)
 {
-	/*
-	 * With --collapse(r), some collapse must have copied small folios
-	 * (a new huge page), not only found huge ones there already.
-	 */
-	long made = vmstat_get("thp_collapse_alloc") - f.alloc0;
-	int busy = f.collapse || f.collapser;
-
 	/* One op in ten is a copy: a long run without one is not fsx's. */
-	ksft_test_result(bad < 0 && (!busy || (f.collapsed && made > 0)) &&
-			 !f.collapser_err && (ops < 1000 || f.copies),
-			 "fsx: seed %llu, %ld ops (%ld copy_file_range) on a %llu-byte file, ramfs -o '%s'%s%s%s, %ld of %ld collapses returned 0, thp_collapse_alloc %+ld, errno %d (%.1fs, FileHugePages %ld kB at end)\n",
+	ksft_test_result(bad < 0 && (ops < 1000 || f.copies),
+			 "fsx: seed %llu, %ld ops (%ld copy_file_range) on a %llu-byte file, ramfs -o '%s'%s%s (%.1fs, FileHugePages %ld kB at end)\n",
 			 (unsigned long long)seed, ops, f.copies, (unsigned long long)f.max,
-			 mopts, f.pollute ? ", post-EOF pollution" : "",
-			 f.collapse ? ", MADV_COLLAPSE ops" : "",
-			 f.collapser ? ", a collapser thread" : "", f.collapsed,
-			 f.collapses, made, f.collapser_err, now_s() - t0,
+			 mopts, f.policy == P_DENY ? " under the global deny" : "",
+			 f.pollute ? ", post-EOF pollution" : "", now_s() - t0,
 			 meminfo_kb("FileHugePages"));
 }
 
-/* The options into @n (seeds, ops, check, first) and @mopts: 0, or 2 (usage). */
-static int parse_args(int argc, char **argv, uint64_t n[4], char *mopts, size_t mlen)
+/* The options into @n (seeds, ops, check, first), @mopts, @deny: 0, or 2 (usage). */
+static int parse_args(int argc, char **argv, uint64_t n[4], char *mopts, size_t mlen, int *deny)
 {
 	static const char *const names[] = { "--seeds", "--ops", "--check", "--first" };
 	uint64_t v;
@@ -706,8 +673,7 @@ static int parse_args(int argc, char **argv, uint64_t n[4], char *mopts, size_t 
 	for (i = 1; i < argc; i++) {
 		int *flag = !strcmp(argv[i], "--pollute") ? &f.pollute :
 			    !strcmp(argv[i], "--corrupt") ? &corrupting :
-			    !strcmp(argv[i], "--collapse") ? &f.collapse :
-			    !strcmp(argv[i], "--collapser") ? &f.collapser : NULL;
+			    !strcmp(argv[i], "--deny") ? deny : NULL;
 
 		if (flag) {
 			*flag = 1;
@@ -753,17 +719,26 @@ int main(int argc, char **argv)
 	unsigned int per_seed;
 	char mopts[32] = "huge=always";
 	const char *dir;
+	int deny = 0;
 
-	if (parse_args(argc, argv, n, mopts, sizeof(mopts)))
+	if (parse_args(argc, argv, n, mopts, sizeof(mopts), &deny))
 		return 2;
 	seeds = n[0], ops = n[1], check = n[2], first = n[3];
 	if (!f.max)
 		f.max = 9 * MiB + 12345;
-	pmd.on = !strcmp(mopts, "huge=always");
+	f.policy = deny ? P_DENY : !strcmp(mopts, "huge=always") ? P_ALWAYS :
+		   !strcmp(mopts, "huge=within_size") ? P_WITHIN :
+		   !strcmp(mopts, "huge=never") || !strcmp(mopts, "huge=advise") ? P_NOPMD :
+		   P_KNOB;
+	pmd.on = f.policy == P_ALWAYS || f.policy == P_WITHIN;
+	sizes.ceiling = f.policy == P_NOPMD ? HPAGE_ORDER - 1 : 0;
 	pmd.blocks = (f.max + HPAGE - 1) / HPAGE;
-	/* Results per seed: the data, then the huge folios where promised. */
-	per_seed = 1 + (pmd.on || !strcmp(mopts, "huge=never"));
+	/* Results per seed: the data, then the folio sizes where the policy is known. */
+	per_seed = 1 + (f.policy != P_KNOB);
 	probe_init(1, argv, NULL);
+	probe_cleanup_on_term();
+	if (deny && knob_set("deny"))
+		ksft_exit_fail_msg("page_cache: deny: %s\n", strerror(errno));
 	dir = mount_fs("ramfs", mopts);
 	if (!dir)
 		ksft_exit_fail_msg("mount ramfs -o '%s': %s\n", mopts, strerror(errno));

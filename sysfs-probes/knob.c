@@ -116,7 +116,7 @@ struct writer {
 	int compacted;		/* a short round compacted memory; the next is the retry */
 	long refused;		/* retries short while no free 2 MiB block was left */
 	long long bad;
-	char why[192];
+	char why[400];
 };
 
 /* 2 MiB blocks of [0, @len) that one of the @bs-sized writes from 0 covers whole. */

@@ -3,12 +3,12 @@
 // behind its page cache.  The folios here are made clean by faults on a
 // hole, not by write(2): stores into the hole (write faults), and stores
 // into pages a read fault mapped first (a read-only PMD or PTE that the
-// store must make writable).  Each on huge=always (PMD-mapped huge folios)
-// and huge=never (PTEs, small folios).  While mapped, every folio must be
-// dirty (kpageflags); after munmap and drop_caches=3 the data must read
-// back and every page stay cached.  The control, read faults alone, shows
-// that drop_caches does drop such folios when clean, so the survival above
-// is not for free.
+// store must make writable).  Each on huge=always (faults give PMD-sized
+// folios, PMD-mapped) and huge=never (faults give 4 KiB folios, PTEs).
+// While mapped, every folio must be dirty (kpageflags); after munmap and
+// drop_caches=3 the data must read back and every page stay cached.  The
+// control, read faults alone, shows that drop_caches does drop such folios
+// when clean, so the survival above is not for free.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -85,12 +85,10 @@ static void one(const char *dir, int huge, enum how how)
 	pmd = smaps_get(p, "FilePmdMapped");
 	d = dirty(p, SIZE, stride);
 	/*
-	 * A small folio still in an LRU-add batch holds a reference that
-	 * drop_caches cannot drop, and 6.1's drop_caches drains no batch.
-	 * The probe runs on one CPU, so every folio it added is in that
-	 * CPU's batch, which munmap drains (unmap_region(): lru_add_drain()).
-	 * No compaction: one that migrated a page of the file would put the
-	 * new one in a batch again.
+	 * A folio still in an LRU-add batch holds a reference that
+	 * drop_caches could not drop: 6.12's drop_caches drains every
+	 * CPU's batch first (lru_add_drain_all()), so the control can
+	 * expect every clean folio gone.
 	 */
 	munmap(p, SIZE);
 	write_bytes(DROP, "3", 1);
@@ -120,9 +118,6 @@ int main(int argc, char **argv)
 	/* Only THP: the 4K cases mean the same on a kernel without the series. */
 	probe_init(argc, argv, "CONFIG_TRANSPARENT_HUGEPAGE");
 	ksft_set_plan(2 * 3);
-	/* One CPU: its LRU-add batch is the only one our folios enter. */
-	if (pin_cpu(0))
-		ksft_exit_fail_msg("cannot pin to CPU 0\n");
 	huge = mount_fs("ramfs", "huge=always");
 	small = mount_fs("ramfs", "huge=never");
 	if (!huge || !small)

@@ -1,19 +1,20 @@
 // Migration: a PMD-sized page cache folio that move_pages(2) moves from
-// node 0 to node 1 must take its THP counter along.  6.1's
-// folio_migrate_mapping() moves NR_FILE_PAGES and NR_SHMEM but not
-// NR_FILE_THPS or NR_SHMEM_THPS: per-node FileHugePages (ramfs) and
-// ShmemHugePages (tmpfs) stay on node 0, and when the folio is freed on
-// node 1 that node's counter goes below zero (read as 0) while node 0's
-// stays up for good.  The global sums stay right, so only the per-node
-// files (and memcg's memory.numa_stat) show it.
+// node 0 to node 1 must take its THP counter along, and stay one PMD-sized
+// folio.  Stock 6.12's __folio_migrate_mapping() moves NR_FILE_PAGES,
+// NR_SHMEM and NR_SHMEM_THPS but not NR_FILE_THPS (v4 patch 2 moves it):
+// per-node FileHugePages (ramfs) would stay on node 0, and when the folio
+// is freed on node 1 that node's counter goes below zero (read as 0) while
+// node 0's stays up for good.  The global sums stay right, so only the
+// per-node files and memcg's memory.numa_stat file_thp show it.  tmpfs
+// (ShmemHugePages, moved by stock 6.12) is the control.
 //
 // Each folio is a read fault into a hole of a sparse file mapped
 // MAP_SHARED on huge=always, with allocations bound to node 0: one clean,
-// zero, PMD-sized folio.  Clean matters on ramfs, which has no writepage:
-// a dirty ramfs folio cannot migrate.  A folio that did not move is a
-// failure with its errno, not a pass: the counter checks would mean
-// nothing.  Fewer than two nodes or no move_pages (CONFIG_MIGRATION off)
-// skip the whole probe.
+// zero, PMD-sized folio.  Clean matters on ramfs, which has no
+// migrate_folio: a dirty ramfs folio cannot migrate.  A folio that did not
+// move is a failure with its errno, not a pass: the counter checks would
+// mean nothing.  Fewer than two nodes or no move_pages (CONFIG_MIGRATION
+// off) skip the whole probe.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -130,7 +131,7 @@ static void one(const struct fs *f)
 	unsigned char *p = MAP_FAILED;
 	volatile unsigned char sink;
 	long long flags = -1;
-	int fd = -1, to = TO, status = -ENOENT, made_on, moved_to, clean;
+	int fd = -1, to = TO, status = -ENOENT, made_on, moved_to, clean, order;
 	long rc;
 	char path[128];
 	int i;
@@ -187,11 +188,20 @@ static void one(const struct fs *f)
 
 	/* Move it: the status must say node TO, or the checks below mean nothing. */
 	rc = sys_move_pages(1, (void **)&p, &to, &status);
+	/*
+	 * Migration may leave the range unmapped (a PMD mapping of a file
+	 * folio is zapped, not replaced by migration entries): read it back
+	 * in, from the page cache, before asking where it is.
+	 */
+	sink = p[HPAGE / 2];
+	(void)sink;
 	moved_to = node_of(p);
-	ksft_test_result(!rc && status == TO && moved_to == TO,
-			 "migrate: %s: move_pages to node %d: returned %ld (%s), status %d (%s), now on node %d\n",
+	/* Moved whole: migration must not have split it into smaller folios. */
+	order = folio_order_at(p);
+	ksft_test_result(!rc && status == TO && moved_to == TO && order == HPAGE_ORDER,
+			 "migrate: %s: move_pages to node %d: returned %ld (%s), status %d (%s), now on node %d, a folio of order %d (want %d)\n",
 			 f->name, TO, rc, rc ? strerror(errno) : "ok", status,
-			 status < 0 ? strerror(-status) : "a node", moved_to);
+			 status < 0 ? strerror(-status) : "a node", moved_to, order, HPAGE_ORDER);
 	if (rc || status != TO)
 		goto out;
 

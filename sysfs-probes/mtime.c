@@ -1,8 +1,10 @@
 // mtime through a shared mapping: a store into a page that a read fault
-// mapped must update the file's mtime, whether the read made a PMD (huge
-// folios) or PTEs (4K, or a VMA too small for a PMD), and the byte must be
-// in the file.  ramfs without ->page_mkwrite maps such pages writable at
-// the read fault, and the store then never faults.
+// mapped must update the file's mtime, whether the read made a PMD
+// (huge=always) or PTEs (huge=never's folios sized by the 1 MiB writes, or
+// a VMA too small for a PMD), and the byte must be in the file.  A read
+// fault must map the folio read-only, PMD and fault-around alike, so that
+// the store faults into ->page_mkwrite (filemap_page_mkwrite(), which
+// updates the times); mapped writable at once, the store would never fault.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -68,10 +70,11 @@ static void one(const char *dir, const char *what, size_t maplen, size_t nread,
 }
 
 /*
- * Every page read first: PMDs on huge, PTEs on 4K; then one store.  Or one
- * page read; fault-around maps its neighbours too: the store into the next
- * page finds a PTE already there.  A 1 MiB VMA cannot take a PMD, so on
- * huge=always the huge folio is mapped by PTEs.
+ * Every page read first: PMDs on huge=always, PTEs on never (no folio is
+ * PMD-sized); then one store.  Or one page read; fault-around maps its
+ * neighbours too: the store into the next page finds a PTE already there.
+ * A 1 MiB VMA cannot take a PMD, so on huge=always the huge folio is
+ * mapped by PTEs.
  */
 static const struct mtime_case {
 	int huge;
@@ -80,9 +83,9 @@ static const struct mtime_case {
 	int pmd;
 } cases_[] = {
 	{ 1, "huge=always, whole 4 MiB read (PMD)", SIZE, SIZE / PAGE, 3 * MiB + 5, 1 },
-	{ 0, "huge=never, whole 4 MiB read", SIZE, SIZE / PAGE, 3 * MiB + 5, 0 },
+	{ 0, "huge=never (1 MiB folios), whole 4 MiB read (PTEs)", SIZE, SIZE / PAGE, 3 * MiB + 5, 0 },
 	{ 1, "huge=always, 1 MiB VMA, one page read (PTEs)", MiB, 1, PAGE + 7, 0 },
-	{ 0, "huge=never, one page read (PTEs)", SIZE, 1, PAGE + 7, 0 },
+	{ 0, "huge=never (1 MiB folios), one page read (PTEs)", SIZE, 1, PAGE + 7, 0 },
 };
 static const char *huge, *small;
 

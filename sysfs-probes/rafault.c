@@ -97,16 +97,18 @@ static void run_all(void)
 	const char *dir;
 	unsigned int i;
 	enum how how;
+	int err;
 
 	for (i = 0; i < ARRAY_SIZE(policies); i++) {
 		snprintf(opts, sizeof(opts), "huge=%s", policies[i].name);
 		dir = mount_fs("ramfs", opts);
+		err = errno;
 		for (how = READ; how <= PRIVATE_STORE; how++)
 			if (dir)
 				one(dir, &policies[i], how);
 			else
 				ksft_test_result_fail("rafault: mount ramfs %s: %s\n", opts,
-						      strerror(errno));
+						      strerror(err));
 	}
 }
 

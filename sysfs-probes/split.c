@@ -2,6 +2,10 @@
 // offset class, clean/dirty, shared PMD mappings in two processes, private
 // and mlocked mappings, and a split that must fail (a pipe holds a page).
 // After each: data matches, counters agree, and the file keeps working.
+// Then large folios of every order below PMD size (write(2) sizes them by
+// the write on huge=never): split_huge_pages splits them all to 4 KiB, and
+// a truncation into the middle of a folio of each order 1..9 splits that
+// folio, frees its pages past EOF and leaves the folios before it whole.
 //
 // Clean and dirty: a ramfs folio that holds written data is dirty for good
 // (ramfs has no writeback to clean it), so a clean huge folio is one that a
@@ -330,12 +334,186 @@ static void test_pinned(void)
 			 before, fhp());
 }
 
+/*
+ * A 2 MiB file on huge=never of one folio of each order 8..1 and two of
+ * order 0, from writes of 256, 128, ..., 2, 1 and 1 pages in turn: each
+ * write gets the largest folio that fits at its offset, below PMD size.
+ * The order-@o folio (o >= 1) starts at page mix_start(@o).
+ */
+#define MIX_TOP	(HPAGE_ORDER - 1)
+static const char *never_dir;
+static char mix_path[128];
+
+static uint64_t mix_start(int o)
+{
+	return (HPAGE >> 12) - (2UL << o);
+}
+
+static int mix_fresh(void)
+{
+	static unsigned char buf[HPAGE / 2];
+	uint64_t off = 0;
+	size_t len;
+	int fd, o, ret = 0;
+
+	unlink(mix_path);
+	fd = open(mix_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	for (o = MIX_TOP; o >= -1 && !ret; o--) {
+		len = PAGE << (o < 0 ? 0 : o);	/* the last two: a page each */
+		pattern_fill(buf, len, off, 5);
+		if (pwrite(fd, buf, len, off) != (ssize_t)len)
+			ret = -1;
+		off += len;
+	}
+	close(fd);
+	return ret;
+}
+
+/* Does the file hold the folios mix_fresh() makes?  Their orders in @text. */
+static int mix_is_fresh(char *text, size_t tlen)
+{
+	unsigned long hist[MAX_FOLIO_ORDER];
+	int want[MIX_TOP + 2][2], o;
+
+	for (o = 1; o <= MIX_TOP; o++) {
+		want[o - 1][0] = o;
+		want[o - 1][1] = 1;
+	}
+	want[MIX_TOP][0] = 0;
+	want[MIX_TOP][1] = 2;
+	want[MIX_TOP + 1][0] = -1;
+	return orders_of(mix_path, HPAGE, hist, text, tlen) >= 0 &&
+	       hist_is(hist, (const int (*)[2])want);
+}
+
+/* debugfs split of the whole file: every folio to order 0, data intact. */
+static void test_split_orders(void)
+{
+	unsigned long hist[MAX_FOLIO_ORDER];
+	static const int all_small[][2] = { { 0, HPAGE / PAGE }, { -1, 0 } };
+	char before[128], after[128], cmd[256];
+	int fresh_ok, err = -1;
+	long long bad;
+
+	fresh_ok = !mix_fresh() && mix_is_fresh(before, sizeof(before));
+	snprintf(cmd, sizeof(cmd), "%s,0x0,0x%lx", mix_path, HPAGE / PAGE);
+	if (fresh_ok)
+		err = write_bytes(SPLIT, cmd, strlen(cmd));
+	orders_of(mix_path, HPAGE, hist, after, sizeof(after));
+	bad = check_file(mix_path, HPAGE, 5);
+	ksft_test_result(fresh_ok && !err && hist_is(hist, all_small) && bad < 0,
+			 "split: folios of orders %d..1 (huge=never, sized by write(2)): folios by order before \"%s\" (want one of each order, two of order 0), after split_huge_pages (err %d) \"%s\" (want 0:%lu), data mismatch %lld\n",
+			 MIX_TOP, before, err, after, HPAGE / PAGE, bad);
+	unlink(mix_path);
+}
+
+/*
+ * Truncate @path (a fresh file whose order-@o folio starts at page
+ * @start) into the middle of that folio, not on a page boundary.  The
+ * folio must split: the file keeps its folios before it whole (@keep:
+ * their orders), then order-0 pages up to EOF, and no page past EOF; data
+ * before EOF intact, the rest of the EOF page zeros through a mapping.
+ * 1 if so; @why says what was seen.
+ */
+static int truncate_into(const char *path, int o, uint64_t start, const int (*keep)[2],
+			 char *why, size_t wlen)
+{
+	uint64_t size = (start + (1UL << (o - 1))) * PAGE + 17;
+	size_t pages = (size + PAGE - 1) / PAGE, mlen = pages * PAGE;
+	unsigned long hist[MAX_FOLIO_ORDER], want[MAX_FOLIO_ORDER] = { 0 };
+	long left = -1;
+	long long bad = 0, tail = 0;
+	char text[128] = "";
+	unsigned char *p;
+	int fd = open(path, O_RDWR), o2, same;
+
+	if (fd < 0 || ftruncate(fd, size)) {
+		snprintf(why, wlen, "open/ftruncate: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	for (; (*keep)[0] >= 0; keep++)
+		want[(*keep)[0]] = (*keep)[1];
+	want[0] += pages - start;
+	orders_of(path, size, hist, text, sizeof(text));
+	for (same = 1, o2 = 0; o2 < MAX_FOLIO_ORDER; o2++)
+		same = same && hist[o2] == want[o2];
+	/* Mapped over the old 2 MiB: mincore() finds no page past EOF. */
+	p = mmap(NULL, HPAGE, PROT_READ, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED) {
+		left = resident(p, HPAGE);
+		tail = zero_check(p + size, mlen - size);
+		munmap(p, HPAGE);
+	}
+	bad = fd_check_pattern(fd, 0, size, 5);
+	close(fd);
+	snprintf(why, wlen, "order %d at page %llu, truncated to %llu: folios \"%s\", %ld pages cached (want %zu), data mismatch %lld, non-zero past EOF at %lld",
+		 o, (unsigned long long)start, (unsigned long long)size, text, left, pages, bad,
+		 tail < 0 ? -1 : (long long)size + tail);
+	return same && left == (long)pages && bad < 0 && tail < 0;
+}
+
+static void test_truncate_orders(void)
+{
+	int keep[MIX_TOP + 1][2], o, k, failed = 0;
+	char why[512], first[600] = "";
+	long fhp0, fhp1 = 0;
+
+	for (o = MIX_TOP; o >= 1; o--) {
+		/* The folios of orders above @o stay, one of each. */
+		for (k = 0; k < MIX_TOP - o; k++) {
+			keep[k][0] = MIX_TOP - k;
+			keep[k][1] = 1;
+		}
+		keep[k][0] = -1;
+		if (mix_fresh()) {
+			snprintf(why, sizeof(why), "order %d: write: %s", o, strerror(errno));
+		} else if (truncate_into(mix_path, o, mix_start(o), (const int (*)[2])keep,
+					 why, sizeof(why))) {
+			msg("truncate: ok: %s\n", why);
+			continue;
+		}
+		msg("truncate: FAILED: %s\n", why);
+		if (!failed++)
+			snprintf(first, sizeof(first), "; first failure: %s", why);
+	}
+	unlink(mix_path);
+	/* Order 9: one PMD-sized folio from one write on huge=always. */
+	keep[0][0] = -1;
+	unlink(path);		/* the cases before leave huge folios in it */
+	fhp0 = fhp();
+	if (write_file(path, HPAGE, HPAGE, 5)) {
+		snprintf(why, sizeof(why), "order 9: write: %s", strerror(errno));
+	} else {
+		fhp1 = fhp() - fhp0;
+		if (truncate_into(path, HPAGE_ORDER, 0, (const int (*)[2])keep, why, sizeof(why)) &&
+		    fhp1 == 2048 && fhp() == fhp0) {
+			msg("truncate: ok: %s\n", why);
+			goto done;
+		}
+	}
+	msg("truncate: FAILED: %s, FileHugePages %+ld kB by the write, %+ld kB after\n", why,
+	    fhp1, fhp() - fhp0);
+	if (!failed++)
+		snprintf(first, sizeof(first), "; first failure: %s", why);
+done:
+	unlink(path);
+	ksft_test_result(!failed,
+			 "split: truncation into the middle of a folio of each order 1..9 splits it, frees the pages past EOF, keeps the folios before it and the data (%d orders failed%s)\n",
+			 failed, first);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct probe_case cases[] = {
 		{ "ranges", test_ranges, ARRAY_SIZE(ranges) },
 		{ "mapped", test_all_mapped, ARRAY_SIZE(mapped) },
 		{ "pinned", test_pinned, 2 },
+		{ "every order, split_huge_pages", test_split_orders, 1 },
+		{ "every order, truncation", test_truncate_orders, 1 },
 	};
 
 	probe_init(argc, argv, PAGECACHE_OPT);
@@ -345,6 +523,11 @@ int main(int argc, char **argv)
 	if (!dir)
 		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
 	snprintf(path, sizeof(path), "%s/split", dir);
+	/* huge=never: write(2) sizes folios by the write, below PMD size. */
+	never_dir = mount_fs("ramfs", "huge=never");
+	if (!never_dir)
+		ksft_exit_fail_msg("mount huge=never: %s\n", strerror(errno));
+	snprintf(mix_path, sizeof(mix_path), "%s/orders", never_dir);
 	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();
 }

@@ -5,10 +5,13 @@
 // SIGBUS past EOF).  No folio may be left wholly beyond EOF: after each
 // truncation nr_file_pages may hold at most the folios that reach below
 // EOF, and at the end mincore() of a mapping longer than the file sees no
-// page there; unlink gives everything back.  On huge=always, the default
-// policy and huge=never.  On huge=never no folio is huge, so no page at all
-// may lie beyond EOF; elsewhere the EOF folio may be a huge one whose split
-// failed (a racing read held it), and only pages past it count.
+// page there; unlink gives everything back.  On huge=always (PMD-sized
+// folios, past EOF too), huge=within_size (PMD-sized up to EOF, 4 KiB read
+// fills), huge=never (folios sized by the I/O, below PMD size) and, with
+// the global page_cache file at deny, on the huge=always mount (4 KiB pages
+// only, whatever the mount says).  Under deny no folio is large, so no page
+// at all may lie beyond EOF; elsewhere the EOF folio may be a large one
+// whose split failed (a racing read held it), and only pages past it count.
 //
 // The race only tests something if the readers get into the window while
 // the file is big: each run counts the rounds in which a read returned
@@ -116,7 +119,7 @@ static long resident_from(uint64_t from)
 	return n;
 }
 
-/* @small: no huge folio can exist, so nothing may be cached past EOF. */
+/* @small: no large folio can exist, so nothing may be cached past EOF. */
 static void race(const char *dir, const char *what, uint64_t seed, int small)
 {
 	long base = nr_file_pages(), over = 0, worst = 0, beyond, exact, cached, opened = 0;
@@ -190,29 +193,43 @@ static void race(const char *dir, const char *what, uint64_t seed, int small)
 	result_unlinked(name, path, base, SLACK);
 }
 
-static const char *huge, *dflt, *never;
+static const char *huge, *within, *never;
+static char saved[32];		/* the page_cache file's policy at the start */
 
 static void race_huge(void)
 {
 	race(huge, "huge=always", 1, 0);
 }
 
-static void race_default(void)
+static void race_within(void)
 {
-	race(dflt, "default policy", 2, 0);
+	race(within, "huge=within_size", 2, 0);
 }
 
 static void race_never(void)
 {
-	race(never, "huge=never", 3, 1);
+	race(never, "huge=never", 3, 0);
+}
+
+/* deny overrides the mount's huge=always: 4 KiB pages only. */
+static void race_deny(void)
+{
+	if (knob_set("deny")) {
+		ksft_test_result_fail("truncrace: page_cache: deny: %s\n", strerror(errno));
+		return;		/* probe_case_end() fails the unlink result */
+	}
+	race(huge, "huge=always under the global deny", 4, 1);
+	if (knob_set(saved))
+		ksft_exit_fail_msg("page_cache: %s back: %s\n", saved, strerror(errno));
 }
 
 int main(int argc, char **argv)
 {
 	static const struct probe_case cases[] = {
 		{ "huge=always", race_huge, 2 },	/* the race, then unlink */
-		{ "default policy", race_default, 2 },
+		{ "huge=within_size", race_within, 2 },
 		{ "huge=never", race_never, 2 },
+		{ "deny", race_deny, 2 },
 	};
 	struct sigaction sa = { .sa_handler = on_bus };
 
@@ -220,10 +237,14 @@ int main(int argc, char **argv)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		ksft_exit_skip("needs two CPUs\n");
 	sigaction(SIGBUS, &sa, NULL);
+	probe_cleanup_on_term();	/* deny must not outlive a kill */
+	if (!knob_get())
+		ksft_exit_fail_msg("%s: unreadable\n", KNOB);
+	snprintf(saved, sizeof(saved), "%s", knob_get());
 	huge = mount_fs("ramfs", "huge=always");
-	dflt = mount_fs("ramfs", "");
+	within = mount_fs("ramfs", "huge=within_size");
 	never = mount_fs("ramfs", "huge=never");
-	if (!huge || !dflt || !never)
+	if (!huge || !within || !never)
 		ksft_exit_fail_msg("mount: %s\n", strerror(errno));
 	probe_run(cases, ARRAY_SIZE(cases));
 	ksft_finished();

@@ -1,8 +1,10 @@
 // Data: random writes of random lengths (1 byte up to 3 MiB, unaligned,
 // across 2 MiB boundaries) read back identical to a shadow buffer, holes
-// read zeros; on ramfs with huge folios and without, and tmpfs huge=always.
-// On the huge mounts every 2 MiB range a write touched must be one huge
-// folio (FileHugePages, ShmemHugePages for tmpfs); on the 4K mount none.
+// read zeros; on ramfs huge=always and huge=never, and tmpfs huge=always.
+// On the huge=always mounts every 2 MiB range a write touched must be one
+// PMD-sized folio (FileHugePages, ShmemHugePages for tmpfs), past EOF too;
+// on ramfs huge=never, whose folios are sized by the I/O below PMD size,
+// none.
 #define _GNU_SOURCE
 #include "probe.h"
 
@@ -22,7 +24,7 @@ static unsigned char *shadow, *buf;
 static const struct mnt {
 	const char *type, *opts, *what;
 	const char *counter;	/* of /proc/meminfo: this fs's huge folios */
-	int huge;		/* 1: each written 2 MiB range is a huge folio; 0: none */
+	int huge;		/* 1: each written 2 MiB range is a PMD-sized folio; 0: none */
 	int feature;		/* ramfs huge= needs the series: without it, a SKIP */
 } mnts[] = {
 	{ "ramfs", "huge=always", "ramfs huge=always", "FileHugePages", 1, 1 },
