@@ -107,7 +107,7 @@ test-fast: tree initramfs
 ## bench        measurements, WHAT= one of (default table):
 ##                table   one boot, 256 MiB, 5 reps, interleaved (out/bench), then the
 ##                        same cases under -icount at 64 MiB (out/bench-counts)
-##                gate    -icount, stock against patched huge=never, the 3% gate
+##                gate    -icount, stock against patched ramfs under deny (ramfs-4k), the 3% gate
 ##                insns   instructions per call by kernel function under -icount with
 ##                        a TCG plugin, ramfs huge against 4K (WL= with --passes N,
 ##                        PER= the syscall, MOUNTS=; default random 4 KiB pread)

@@ -11,7 +11,8 @@ usage: ./run.sh [options]
   --size MB        file size per run (default 64)
   --reps N         repetitions, interleaved across configurations (default 3)
   --workloads L    comma list: write,read,rewrite,fault,truncate (default all)
-  --policies L     comma list of ramfs,ramfs-4k,tmpfs-huge,tmpfs (default all)
+  --policies L     comma list of ramfs (always), ramfs-never, ramfs-4k (deny),
+                   tmpfs-huge, tmpfs (default: all but ramfs-never)
   --suite S        run (default) or bench (the make bench set)
   --kernel K       patched (default) or stock
   --debug          use the debug kernel (DEBUG_VM, PROVE_LOCKING, KASAN)

@@ -127,6 +127,22 @@ case_setting() {
 	sed -n "s/^$1:[[:space:]]*//p" "$THP_CASES" 2>/dev/null | head -n 1
 }
 
+# The global page_cache policy file, and the policy the boot left in it
+# ("" on a kernel without it).
+knob=/sys/kernel/mm/transparent_hugepage/page_cache
+boot_policy=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $knob 2>/dev/null)
+
+# set_policy P: write P to the page_cache file.  A kernel with the file
+# must take it (non-zero if not), or a run would be judged by a policy not
+# in force; on a kernel without it (stock) it does nothing, and a record's
+# "knob":"n/a" says so.  "" does nothing either.
+set_policy() {
+	[ -n "$1" ] && [ -e $knob ] || return 0
+	echo "$1" >$knob && return 0
+	echo "cannot set $knob to $1" >&2
+	return 1
+}
+
 # arg NAME: the value of the last NAME=value on the kernel command line, or
 # nothing.  The one /proc/cmdline parser: init and every script source it.
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }

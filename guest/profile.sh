@@ -10,8 +10,6 @@
 . /guest/lib.sh
 wl=$(arg thp.profile | tr , ' ')
 wl="wl-${wl:-write --bs 4K --size 128M} --no-verify"
-knob=/sys/kernel/mm/transparent_hugepage/page_cache
-boot_policy=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $knob 2>/dev/null)
 # policy DIR: the page_cache policy a run on DIR wants, or none.
 policy() {
 	case "$1" in
@@ -34,7 +32,7 @@ n=0
 for d in $list; do
 	n=$((n + 1))
 	p=$(policy "$d")
-	if [ -n "$p" ] && [ -e $knob ] && ! echo "$p" >$knob; then
+	if ! set_policy "$p"; then
 		echo "not ok $n $d # cannot set $knob to $p"
 		continue
 	fi
@@ -53,7 +51,5 @@ for d in $list; do
 	perf report -i /tmp/perf.data --stdio --sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -${THP_PROFILE_LINES:-40} | sed 's/^/# /'
 	echo "ok $n profile $d"
 done
-if [ -e $knob ]; then
-	echo "$boot_policy" >$knob
-fi
+set_policy "$boot_policy"
 exit 0

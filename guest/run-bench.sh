@@ -6,9 +6,6 @@
 suite=$(arg thp.suite)
 reps=$(arg thp.reps)
 size=${THP_SIZE_MB:-64}M
-knob=/sys/kernel/mm/transparent_hugepage/page_cache
-# The policy the boot left, put back after each run ("" without the file).
-boot_policy=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $knob 2>/dev/null)
 only=$(arg thp.only | tr , ' ')
 
 # spec NAME: the configuration NAME (thp.configs=, run.sh --policies) as
@@ -92,16 +89,9 @@ run() {
 	crashed "$lim_rc" "$lim_timeout" "$@"
 }
 
-# policy P: write P to the page_cache file, if the kernel has one (stock
-# has not: its ramfs is 4 KiB pages whatever the configuration says).  A
-# kernel with the file must take it: a figure under another policy than
-# its configuration's name would be a wrong one.
-policy() {
-	[ -n "$1" ] && [ -e $knob ] || return 0
-	echo "$1" >$knob && return 0
-	echo "run-bench.sh: cannot set $knob to $1" >&2
-	exit 1
-}
+# policy P: set_policy P (guest/lib.sh), or stop: a figure under another
+# policy than its configuration's name would be a wrong one.
+policy() { set_policy "$1" || exit 1; }
 
 # run_on SPEC wl-NAME ARGS...: run on SPEC (DIR or DIR:POLICY, of spec())
 # with --dir DIR, POLICY in force for this run alone.

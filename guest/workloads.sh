@@ -13,21 +13,6 @@ size=${THP_SIZE_MB:-16}M
 cases=$(case_list test)
 dirs=$(case_setting dirs)
 corrupt_dir=$(case_setting corrupt_dir)
-knob=/sys/kernel/mm/transparent_hugepage/page_cache
-# The policy the boot left, put back after each case ("" without the file).
-boot_policy=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $knob 2>/dev/null)
-
-# policy P: write P to the page_cache file.  A kernel with the file must
-# take it, or the verdict would judge the case by a policy not in force;
-# a kernel without it (stock) runs the case under its own 4 KiB rule, and
-# the record's "knob":"n/a" says so.
-policy() {
-	[ -n "$1" ] && [ -e $knob ] || return 0
-	echo "$1" >$knob && return 0
-	echo "workloads.sh: cannot set $knob to $1" >&2
-	exit 1
-}
-
 # one CONFIG CORRUPT "CASE" ARGS...: run wl-CASE ARGS on CONFIG (DIR or
 # DIR:POLICY), then its case line, which names the configuration.
 one() {
@@ -36,10 +21,10 @@ one() {
 	d=${cfg%%:*} p=""
 	[ "$d" = "$cfg" ] || p=${cfg#*:}
 	settle
-	policy "$p"
+	set_policy "$p" || exit 1
 	# shellcheck disable=SC2086
 	limited "$THP_TEST_TIMEOUT" wl-$w "$@" --dir $d
-	[ -n "$p" ] && policy "$boot_policy"
+	[ -z "$p" ] || set_policy "$boot_policy" || exit 1
 	echo "{\"type\":\"case\",\"case\":\"$(jstr "$w")\",\"dir\":\"$cfg\",\"corrupt\":$c,\"rc\":$lim_rc,\"timeout\":$lim_timeout}"
 }
 
