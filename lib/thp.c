@@ -238,26 +238,6 @@ const char *const counter_names[] = {
 const int nr_counters = sizeof(counter_names) / sizeof(counter_names[0]);
 
 /*
- * Huge folio allocations the allocator refused, all paths together: a
- * check that wants a PMD folio tells the allocator's "no" from a kernel
- * that did not try by whether this rose (scripts/verdict.py has the same
- * list for the workload records).
- */
-long thp_refusals(void)
-{
-	static const char *const names[] = {
-		"thp_file_fallback", "thp_write_alloc_failed", "thp_read_alloc_failed",
-		"thp_fault_file_alloc_failed",
-	};
-	long n = 0;
-	unsigned int i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		n += vmstat_get(names[i]);
-	return n;
-}
-
-/*
  * Fold the per-CPU vmstat diffs into the global counters, which otherwise
  * lag by up to a threshold per CPU: exact deltas need this first.
  */
@@ -585,6 +565,18 @@ long resident(void *p, size_t len)
 	for (i = 0; n >= 0 && i < pages; i++)
 		n += vec[i] & 1;
 	free(vec);
+	return n;
+}
+
+long cached_pages(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	long n;
+
+	if (p == MAP_FAILED)
+		return -1;
+	n = resident(p, len);
+	munmap(p, len);
 	return n;
 }
 

@@ -133,6 +133,11 @@ long folio_orders(int fd, uint64_t len, unsigned long *hist, int max);
  * mincore() finds in the page cache, or -1.
  */
 long resident(void *p, size_t len);
+/*
+ * Pages of [0, @len) of @fd in the page cache, or -1: resident() of a fresh
+ * shared mapping, which sees the file's pages, not a private mapping's copies.
+ */
+long cached_pages(int fd, size_t len);
 /* "orders":{"0":12,"9":2} (only orders that occur) for a JSON object. */
 void folio_orders_json(FILE *f, const unsigned long *hist, int max);
 
@@ -140,8 +145,6 @@ void folio_orders_json(FILE *f, const unsigned long *hist, int max);
 int read_text(const char *path, char *buf, size_t len);
 /* Is @word ("name=value" or a flag) one of the kernel command line's? */
 int cmdline_has(const char *word);
-/* Huge folio allocations the allocator refused so far, on every path. */
-long thp_refusals(void);
 /* How many times the kernel log holds @needle now, or -1. */
 long klog_count(const char *needle);
 int write_bytes(const char *path, const void *buf, size_t len);

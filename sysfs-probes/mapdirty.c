@@ -28,19 +28,6 @@ static const char *const how_name[] = {
 	"read faults, then stores",
 };
 
-/* Pages of @fd's first @len bytes in the page cache, mapped afresh. */
-static long cached(int fd, size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	long n;
-
-	if (p == MAP_FAILED)
-		return -1;
-	n = resident(p, len);
-	munmap(p, len);
-	return n;
-}
-
 /* Folios starting every @stride bytes of @p that kpageflags calls dirty. */
 static long dirty(const unsigned char *p, size_t len, size_t stride)
 {
@@ -92,7 +79,7 @@ static void one(const char *dir, int huge, enum how how)
 	 */
 	munmap(p, SIZE);
 	write_bytes(DROP, "3", 1);
-	left = cached(fd, SIZE);
+	left = cached_pages(fd, SIZE);
 	bad = how == READ_ONLY ? fd_check_zero(fd, 0, SIZE) : fd_check_pattern(fd, 0, SIZE, 9);
 	if (how == READ_ONLY)
 		ok = pmd == want_pmd && d == 0 && left == 0 && bad < 0;

@@ -209,39 +209,6 @@ long meminfo_now_kb(const char *field)
 	return meminfo_kb(field);
 }
 
-long vmstat_sum(const char *prefix)
-{
-	static char buf[64 * 1024];
-	size_t pl = strlen(prefix);
-	long sum = 0;
-	char *p;
-
-	if (read_text("/proc/vmstat", buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, prefix, pl))
-			sum += strtol(p + strcspn(p, " ") + 1, NULL, 10);
-	return sum;
-}
-
-const char *size_path(unsigned long kb, const char *file)
-{
-	static char path[160];
-
-	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%lukB/%s",
-		 kb, file);
-	return path;
-}
-
-long size_stat(unsigned long kb, const char *stat)
-{
-	char buf[32];
-
-	if (read_text(size_path(kb, stat), buf, sizeof(buf)))
-		return -1;
-	return atol(buf);
-}
-
 long smaps_get(const void *addr, const char *field)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");

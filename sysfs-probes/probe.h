@@ -131,16 +131,8 @@ static inline void probe_run(const struct probe_case *c, size_t n)
 	}
 }
 
-/* Sum of the /proc/vmstat counters whose names start with @prefix. */
-long vmstat_sum(const char *prefix);
 /*
- * hugepages-<@kb>kB/@file under /sys/kernel/mm/transparent_hugepage (a
- * static buffer), and the number in its stats file @stat ("stats/...") or -1.
- */
-const char *size_path(unsigned long kb, const char *file);
-long size_stat(unsigned long kb, const char *stat);
-/*
- * @field ("FilePmdMapped", "THPeligible") of the VMA holding @addr in
+ * @field ("FilePmdMapped", "Rss") of the VMA holding @addr in
  * /proc/self/smaps, or -1.
  */
 long smaps_get(const void *addr, const char *field);

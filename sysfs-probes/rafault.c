@@ -42,22 +42,6 @@ static const struct policy {
 	{ "always", { PMD_PAGES, PMD_PAGES, PMD_PAGES } },
 };
 
-/*
- * Pages of [0, @len) of @fd in the page cache: mincore() of a fresh shared
- * mapping, which sees the file's pages, not a private mapping's copies.
- */
-static long cached(int fd, size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	long n;
-
-	if (p == MAP_FAILED)
-		return -1;
-	n = resident(p, len);
-	munmap(p, len);
-	return n;
-}
-
 static void one(const char *dir, const struct policy *pol, enum how how)
 {
 	long base = nr_file_pages(), pages = -1, delta, pmd = -1, want = pol->pages[how];
@@ -80,7 +64,7 @@ static void one(const char *dir, const struct policy *pol, enum how how)
 			p[TOUCH] = 1;
 		pmd = smaps_get((void *)p, "FilePmdMapped");
 		munmap((void *)p, SIZE);
-		pages = cached(fd, SIZE);
+		pages = cached_pages(fd, SIZE);
 	}
 	delta = nr_file_pages() - base;
 	ksft_test_result(!err && pages == want && delta <= want + SLACK && pmd == want_pmd,
