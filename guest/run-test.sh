@@ -25,8 +25,10 @@ while read -r name cmd; do
 	THP_SUITE_LIMIT=$((THP_TEST_TIMEOUT * mult))
 	# shellcheck disable=SC2086
 	run_one "$name" $cmd
-	# Leave no state behind for the next test.
+	# Leave no state behind for the next test: a suite killed at its time
+	# limit may have left its files and the global policy changed.
 	rm -rf /mnt/ramfs/* /mnt/ramfs-4k/* /mnt/tmpfs-huge/* /mnt/tmpfs/* 2>/dev/null
+	set_policy "$boot_policy" || true
 	settle
 done <$list
 rm -f $list

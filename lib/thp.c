@@ -187,7 +187,7 @@ long pcp_pages(void)
  */
 long free_2m_blocks(int node)
 {
-	static char buf[4096];
+	char buf[4096];	/* not static: writer threads call it at once (knob) */
 	long total = 0;
 	char *line, *save = NULL;
 

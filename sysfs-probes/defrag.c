@@ -168,9 +168,10 @@ static void fall_back(const char *dir, enum how how, long left)
 	 * rest must be large folios all the same, and the counters exact.
 	 */
 	ksft_test_result(!err && bad < 0 && n > 0 && hist[HPAGE_ORDER] < WRITE_SIZE / HPAGE && mid &&
+			 (left == 0 || hist[HPAGE_ORDER] > 0) &&
 			 fhp == (long)(hist[HPAGE_ORDER] * HPAGE / KiB) &&
 			 nr == (long)(WRITE_SIZE / PAGE),
-			 "defrag: fragmented (%ld free 2 MiB blocks left), %lu MiB %s to huge=always ramfs falls back: err %d, first bad byte %lld, folios by order %s (want fewer than %lu of order %d and some of orders 1-%d), FileHugePages %+ld kB (want %+ld), nr_file_pages %+ld (want +%lu)\n",
+			 "defrag: fragmented (%ld free 2 MiB blocks left), %lu MiB %s to huge=always ramfs falls back: err %d, first bad byte %lld, folios by order %s (want fewer than %lu of order %d, some if blocks were left, and some of orders 1-%d), FileHugePages %+ld kB (want %+ld), nr_file_pages %+ld (want +%lu)\n",
 			 left, WRITE_SIZE / MiB, how_name[how], err, bad, text, WRITE_SIZE / HPAGE,
 			 HPAGE_ORDER, HPAGE_ORDER - 1, fhp,
 			 n > 0 ? (long)(hist[HPAGE_ORDER] * HPAGE / KiB) : -1L, nr, WRITE_SIZE / PAGE);
@@ -214,13 +215,27 @@ static void give_back(long before)
 	    free_2m_blocks(-1), before);
 }
 
+/* PMD folios of a 4 MiB write to @dir: what huge=always gives unfragmented. */
+static long pmd_folios_of_write(const char *dir)
+{
+	unsigned long hist[MAX_FOLIO_ORDER] = { 0 };
+	char path[128], text[64];
+	long n;
+
+	snprintf(path, sizeof(path), "%s/control", dir);
+	n = write_file(path, 4 * MiB, MiB, 22) ? -1 :
+	    orders_of(path, 4 * MiB, hist, text, sizeof(text));
+	unlink(path);
+	return n < 0 ? -1 : (long)hist[HPAGE_ORDER];
+}
+
 /*
  * Three results: the fragmentation held against compaction (the control:
  * without it the others show nothing), then the write and the fallocate.
  */
 static void test_defrag(void)
 {
-	long left, before = free_2m_blocks(-1);
+	long left, pre, before = free_2m_blocks(-1);
 
 	/* All restored at exit. */
 	setting_set(PROACTIVE, "0");
@@ -228,12 +243,13 @@ static void test_defrag(void)
 	setting_set(DEFRAG, "never");
 	if (!strcmp(setting_get(ENABLED) ?: "", "never"))
 		setting_set(ENABLED, "madvise");
+	pre = pmd_folios_of_write(dir);
 	left = fragment();
 	msg("fragmented: %zu THPs split to one mlocked page each (Mlocked %ld kB), %ld free 2 MiB blocks left after compact_memory, MemFree %ld kB\n",
 	    nr_thp, meminfo_kb("Mlocked"), left, meminfo_kb("MemFree"));
-	ksft_test_result(nr_thp > 0 && left >= 0 && left < (long)(WRITE_SIZE / HPAGE),
-			 "defrag: fragmented (control): %zu THPs split, %ld free 2 MiB blocks left after compact_memory (want fewer than %lu)\n",
-			 nr_thp, left, WRITE_SIZE / HPAGE);
+	ksft_test_result(pre == 2 && nr_thp > 0 && left >= 0 && left < (long)(WRITE_SIZE / HPAGE),
+			 "defrag: before fragmenting a 4 MiB write got %ld PMD folios (want 2); fragmented (control): %zu THPs split, %ld free 2 MiB blocks left after compact_memory (want fewer than %lu)\n",
+			 pre, nr_thp, left, WRITE_SIZE / HPAGE);
 	fall_back(dir, WRITE, left);
 	fall_back(dir, FALLOCATE, left);
 	if (raw != MAP_FAILED)

@@ -35,6 +35,8 @@ static long cached(const char *path)
 
 static void test_drop(void)
 {
+	unsigned long wh[MAX_FOLIO_ORDER] = { 0 }, rh[MAX_FOLIO_ORDER] = { 0 };
+	char wt[64] = "", rt[64] = "";
 	long long bad, z, zr = 0;
 	long fhp0, fhp1, wc, rc;
 	int f;
@@ -46,16 +48,19 @@ static void test_drop(void)
 	wc = cached(written);
 	rc = cached(reserved);
 	bad = check_file(written, SIZE, 13);
-	ksft_test_result(bad < 0 && wc == (long)(SIZE / PAGE),
-			 "dropcaches: written huge folios survive drop_caches=3: %ld of %lu pages cached, mismatch %lld (FileHugePages %ld -> %ld kB)\n",
-			 wc, SIZE / PAGE, bad, fhp0, fhp1);
+	/* Wholly cached now, so reading the orders fills nothing. */
+	orders_of(written, SIZE, wh, wt, sizeof(wt));
+	orders_of(reserved, SIZE, rh, rt, sizeof(rt));
+	ksft_test_result(bad < 0 && wc == (long)(SIZE / PAGE) && wh[HPAGE_ORDER] == SIZE / HPAGE,
+			 "dropcaches: written huge folios survive drop_caches=3: %ld of %lu pages cached, folios %s, mismatch %lld (FileHugePages %ld -> %ld kB)\n",
+			 wc, SIZE / PAGE, wt, bad, fhp0, fhp1);
 	f = open(reserved, O_RDONLY);
 	zr = f < 0 ? 0 : fd_check_zero(f, 0, SIZE);
 	if (f >= 0)
 		close(f);
-	ksft_test_result(rc == (long)(SIZE / PAGE) && zr < 0,
-			 "dropcaches: fallocated folios stay: %ld of %lu pages cached after drop_caches=3, first non-zero %lld\n",
-			 rc, SIZE / PAGE, zr);
+	ksft_test_result(rc == (long)(SIZE / PAGE) && rh[HPAGE_ORDER] == SIZE / HPAGE && zr < 0,
+			 "dropcaches: fallocated huge folios stay: %ld of %lu pages cached after drop_caches=3, folios %s, first non-zero %lld\n",
+			 rc, SIZE / PAGE, rt, zr);
 	z = fd_check_zero(fd, 0, SIZE);
 	ksft_test_result(z < 0, "dropcaches: the hole still reads zeros (first non-zero %lld)\n", z);
 }

@@ -105,6 +105,8 @@ void probe_init(int argc, char **argv, const char *opt)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
 	atexit(cleanup);
+	/* A time limit's TERM restores what the probe changed, too. */
+	probe_cleanup_on_term();
 	if (opt && !config_has(opt))
 		probe_missing("%s is not set in this kernel", opt);
 }
