@@ -465,7 +465,8 @@ def promised_pmd(w):
     (tmpfs huge=always; ramfs huge=always, or the global always or force),
     for a file of 2 MiB or more, written through write(2) or faulted
     through a mapping without MADV_NOHUGEPAGE, and not cut by truncate or
-    punch, which split.  A write fault through a private mapping is a read
+    punch, which split (the truncate workload, and mixed, whose truncater
+    cuts the file while the writers write).  A write fault through a private mapping is a read
     fault into the file, which fills the hole with a PMD folio under always
     (both filesystems).  tmpfs reads a hole without filling it: read(2) of
     a sparse file promises nothing there (ramfs fills it, with PMD folios
@@ -476,7 +477,7 @@ def promised_pmd(w):
     tmpfs_hole = w.get("fs") == "tmpfs" and w.get("mode") == "hole"
     return (always and params.get("size", 0) >= PMD_SIZE
             and params.get("madvise") != "nohuge"
-            and w.get("workload") != "truncate" and not tmpfs_hole)
+            and w.get("workload") not in ("truncate", "mixed") and not tmpfs_hole)
 
 
 def judge_flip(w):
