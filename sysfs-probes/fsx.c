@@ -9,8 +9,9 @@
 // against the page cache policy ("Hugepages in the page cache",
 // transhuge.rst): under huge=always every write(2), fallocate(2) or mapped
 // write into a 2 MiB block that held no cached page got a PMD-sized folio
-// there, past EOF too; under huge=within_size only where the block ends
-// within max(i_size, end of the write) (mapped writes: within i_size);
+// there, past EOF too (mapped writes: within i_size); under
+// huge=within_size only where the block ends within max(i_size, end of
+// the write) (mapped writes: within i_size);
 // under huge=never and huge=advise (fsx never madvises) no PMD-sized folio
 // exists at all; under the global deny (--deny) no large folio exists at
 // all, whatever the mount says.  A promised PMD-sized folio may be missing
@@ -71,7 +72,8 @@ static struct {
  * folio over the whole block, under always even past EOF, under
  * within_size if the block ends within max(i_size, end of the write); a
  * write fault into one (a shared mapping) gets it if the VMA covers the
- * block and, under within_size, the block ends within i_size.  The
+ * block and the block ends within i_size (a fault's folio never reaches
+ * past EOF, where it could not be PMD-mapped).  The
  * allocator may say no only when it has no free 2 MiB block.  "Known
  * empty" errs towards not empty: a block wrongly taken for empty would be
  * a false failure.
@@ -286,7 +288,7 @@ static int promised(enum op op, uint64_t b, uint64_t off, uint64_t len, uint64_t
 	uint64_t end = (b + 1) * HPAGE;
 
 	if (op == MAPWRITE)
-		return end <= page_up(f.max) && (f.policy == P_ALWAYS || end <= page_up(old));
+		return end <= page_up(f.max) && end <= page_up(old);
 	return f.policy == P_ALWAYS || end <= page_up(off + len > old ? off + len : old);
 }
 
