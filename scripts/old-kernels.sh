@@ -24,6 +24,6 @@ for k in stock v3; do
 	[ "$k" = v3 ] && img=$v3
 	THP_IMAGE=$img THP_TESTS=$tests THP_REQUIRE=0 "$TOP/scripts/test.sh" "$k" >"$OUT/old-kernels-$k.log" 2>&1 || true
 	{ echo "== $k: $(tail -n 1 "$OUT/old-kernels-$k.log")"
-	  grep -h '^not ok' "$OUT/test-$k/console.log" || true; } >>"$sum"
+	  grep -h '^not ok' "$OUT/old-kernels-$k.log" || true; } >>"$sum"
 done
 cat "$sum"
