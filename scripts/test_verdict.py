@@ -500,6 +500,12 @@ st, why = verdict.judge_orders(dict(always, params={"size": 16 << 20, "private":
                                     mount="rw,huge=always"))
 check(st == "fail" and "0 PMD-sized folios of 8" in why,
       "orders: tmpfs huge=always private write faults promise PMD folios too", why)
+# mixed's truncater cuts the file while its writers write: splits, so no
+# PMD promise; the same folios from a plain write still fail.
+st, why = verdict.judge_orders(dict(always, workload="mixed", orders={"9": 7, "0": 154}))
+check(st == "pass", "orders: mixed (a truncater among the writers) promises no PMD folios", why)
+st, why = verdict.judge_orders(dict(always, workload="write", orders={"9": 7, "0": 154}))
+check(st == "fail", "orders: the same folios from write fail", why)
 check(verdict.judge_orders(dict(always, orders={"9": 8})) == ("pass", "")
       and verdict.judge_orders(dict(always, params={"size": 16 << 20, "madvise": "nohuge"}))
       == ("pass", "")
