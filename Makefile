@@ -78,8 +78,7 @@ kernels: tree
 ## progs        build the static C workloads and probes
 progs: tree
 	@$(MAKE) -s -C workloads OUT=$(OUT)/bin
-	@$(MAKE) -s -C $(SRC) O=$(CACHE)/build/headers headers >/dev/null
-	@$(MAKE) -s -C sysfs-probes OUT=$(OUT)/bin KSRC=$(SRC) KHDR=$(CACHE)/build/headers/usr/include
+	@$(MAKE) -s -C sysfs-probes OUT=$(OUT)/bin KSRC=$(SRC)
 
 ## initramfs    busybox, our programs, guest/ scripts, fio, numactl, perf, stress-ng
 initramfs: progs
