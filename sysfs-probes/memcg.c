@@ -6,7 +6,9 @@
 // A 64 MiB file there, by either call, ends cleanly (ENOMEM or a memcg OOM
 // kill, as upstream decides: order-0 charges, and the write path's orders
 // 1-3, may invoke the OOM killer) after charging the memcg up to its
-// limit, and unlink gives everything back.  Each file is made by a child
+// limit; a failed write keeps what it wrote, a failed fallocate, as
+// tmpfs's, leaves nothing past EOF (here all of it: the file was empty),
+// and unlink gives everything back.  Each file is made by a child
 // that has joined the memcg, and says so before it starts.
 #define _GNU_SOURCE
 #include "probe.h"
@@ -231,7 +233,7 @@ static void overflow(enum how how)
 	long cur0 = cgroup_stat(CG, "memory.current", ""), oom0, max0, file0, oom, max, file, cur;
 	struct report r;
 	char path[128];
-	int st, killed, failed;
+	int st, killed, failed, held;
 
 	oom0 = cgroup_stat(CG, "memory.events", "oom_kill");
 	max0 = cgroup_stat(CG, "memory.events", "max");
@@ -246,18 +248,20 @@ static void overflow(enum how how)
 	/*
 	 * The outcome is upstream's to decide: the memcg OOM killer kills the
 	 * child, or the charge fails and the call says ENOMEM.  Either way it
-	 * must have been this memcg that ran out: it hit memory.max and holds
-	 * several MiB of the file.  A clean end and no leak are ours.
+	 * must have been this memcg that ran out: it hit memory.max, and a
+	 * write holds several MiB of the file.  A failed fallocate holds none
+	 * (the file was empty), a clean end and no leak are ours.
 	 */
 	killed = st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && oom >= 1;
 	failed = exited_ok(st) && r.done && r.err == ENOMEM && r.written < (long long)(64 * MiB);
-	ksft_test_result(r.joined && (killed || failed) && max >= 1 && file >= (long)(4 * MiB) &&
+	held = how == WRITE ? file >= (long)(4 * MiB) : file <= (long)(64 * KiB);
+	ksft_test_result(r.joined && (killed || failed) && max >= 1 && held &&
 			 cur <= cur0 + (long)(256 * KiB),
-			 "memcg: 64 MiB %s under memory.max=8M ends cleanly: joined %d, %s, oom_kill %+ld, max events %+ld, memcg file %+ld kB; memory.current %ld after unlink (was %ld)\n",
+			 "memcg: 64 MiB %s under memory.max=8M ends cleanly: joined %d, %s, oom_kill %+ld, max events %+ld, memcg file %+ld kB (want %s); memory.current %ld after unlink (was %ld)\n",
 			 how_name[how], r.joined, killed ? "OOM kill" :
 			 st != -1 && WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
 			 r.done ? (r.err ? strerror(r.err) : "all written") : "no report",
-			 oom, max, file / (long)KiB, cur, cur0);
+			 oom, max, file / (long)KiB, how == WRITE ? ">= 4096" : "<= 64", cur, cur0);
 }
 
 static void test_overflow_write(void)
