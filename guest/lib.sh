@@ -100,13 +100,18 @@ run_one() {
 # have left free memory in scattered pages such an allocation can fail
 # where a fresh boot's would not, and a check that wants a PMD-sized folio
 # would fail by the order the tests ran in.  Freed slab first (dentries and
-# inodes of deleted files hold pages), then every zone compacted.  Pages
-# waiting in a CPU's free lists of its own node's zones are out of its
-# reach (see defrag in tests.list).
+# inodes of deleted files hold pages), then every zone compacted, unless
+# each node still has 512 MiB free in PMD-sized blocks: compaction costs
+# over a second a call on the debug kernel, and settle runs before every
+# suite and workload case.  Pages waiting in a CPU's free lists of its own
+# node's zones are out of its reach (see defrag in tests.list).
 settle() {
 	sync
 	echo 2 >/proc/sys/vm/drop_caches 2>/dev/null
-	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	# /proc/buddyinfo: "Node N, zone Z" and free blocks of order 0..10.
+	awk '{ free[$2] += $14 + 2 * $15 } END { for (n in free) if (free[n] < 256) exit 1 }' \
+		/proc/buddyinfo 2>/dev/null ||
+		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
 	return 0
 }
 
@@ -146,3 +151,15 @@ set_policy() {
 # arg NAME: the value of the last NAME=value on the kernel command line, or
 # nothing.  The one /proc/cmdline parser: init and every script source it.
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+
+# load N: N operations (or seconds, or MiB) scaled by the boot's load,
+# thp.load= in percent, 100 when unset, never below 1.  make test boots the
+# debug kernel at a quarter: the same checks with fewer operations, since
+# each costs it several times what it costs the patched kernel.
+load() {
+	case "${THP_LOAD:=$(arg thp.load)}" in
+	'') THP_LOAD=100 ;;
+	*[!0-9]*|0*) echo "load: thp.load=$THP_LOAD: not a percentage above 0" >&2; return 1 ;;
+	esac
+	echo $(( ($1 * THP_LOAD + 99) / 100 ))
+}

@@ -5,6 +5,8 @@
 . /guest/lib.sh
 # The host checks that this is the kernel it just built.
 echo "{\"type\":\"uname\",\"release\":\"$(uname -r)\",\"version\":\"$(uname -v)\"}"
+# A bad thp.load= would change what every scaled suite runs: abort.
+load 1 >/dev/null || exit 1
 list=/tmp/tests.list
 grep -v -e '^#' -e '^[[:space:]]*$' /guest/tests.list >$list
 n=$(wc -l <$list)
@@ -23,8 +25,12 @@ while read -r name cmd; do
 	fi
 	echo "{\"type\":\"progress\",\"msg\":\"test $i/$n: $name\"}"
 	THP_SUITE_LIMIT=$((THP_TEST_TIMEOUT * mult))
-	# shellcheck disable=SC2086
-	run_one "$name" $cmd
+	# The command's $(load N) (lib.sh) expand here, so the console and the
+	# results name what actually ran.  Commands are words and $(load N)
+	# only: a ; & | or > would run outside run_one's limit and group, and
+	# a syntax error ends the run (the host reports the abort).
+	eval "set -- $cmd"
+	run_one "$name" "$@"
 	# Leave no state behind for the next test: a suite killed at its time
 	# limit may have left its files and the global policy changed.
 	rm -rf /mnt/ramfs/* /mnt/ramfs-4k/* /mnt/tmpfs-huge/* /mnt/tmpfs/* 2>/dev/null

@@ -9,7 +9,8 @@
 # the dirs: and corrupt_dir: lines of guest/cases.txt, and judges every
 # case: a run that crashes, exits non-zero or hangs fails by name.
 . /guest/lib.sh
-size=${THP_SIZE_MB:-16}M
+# usage: workloads.sh [MiB]   the file size of each case (16), or thp.size_mb=.
+size=${THP_SIZE_MB:-${1:-16}}M
 cases=$(case_list test)
 dirs=$(case_setting dirs)
 corrupt_dir=$(case_setting corrupt_dir)

@@ -8,28 +8,41 @@
 #  - the kernel builds without a warning for x86_64 (tinyconfig +
 #    base.config) and for 32-bit i386 with HIGHMEM64G (tinyconfig +
 #    i386.config), each + series.config, and every option the fragments ask
-#    for holds (series.config's once the patch defining it is in).
+#    for holds (series.config's once the patch defining it is in);
+#  - after the last patch, also with options the series must build
+#    without: x86_64 with SHMEM=n (noshmem.config: ramfs then backs shared
+#    anonymous memory and SysV shm) and with TRANSPARENT_HUGEPAGE=n
+#    (nothp.config), each merged last over base.config and series.config.
 # The base itself is configured and built first, so a warning of the stock
 # tree is not blamed on patch 1.  TAP on stdout, build times on stderr;
 # non-zero on any failure.
 # Runs in a worktree of its own ($CACHE/linux-bisect), O=$BUILD/bisect and
 # O=$BUILD/bisect-i386.  THP_CHECK_ARCHES="x86_64" builds only the named
-# configurations; THP_CHECK_ARCHES= (empty) runs checkpatch only;
+# configurations; THP_CHECK_ARCHES= (empty) runs checkpatch only, and
+# THP_CHECK_ENDS (default "x86_64-noshmem x86_64-nothp") the end builds;
 # THP_CHECK_FROM=N starts the builds at patch N (see below).
 . "$(dirname "$0")/common.sh"
 
 wt=$CACHE/linux-bisect
 read -r -a arches <<<"${THP_CHECK_ARCHES-x86_64 i386-highmem}"
+# With THP_CHECK_ARCHES= (checkpatch only), no end builds unless named.
+read -r -a ends <<<"${THP_CHECK_ENDS-x86_64-noshmem x86_64-nothp}"
+[ -n "${THP_CHECK_ENDS+set}" ] || [ "${#arches[@]}" -gt 0 ] || ends=()
 log=$(mktemp /tmp/check-series.XXXXXX)
 msg=$(mktemp /tmp/check-series-msg.XXXXXX)
-trap 'rm -f "$log" "$log.cfg" "$log.err" "$msg"' EXIT
+trap 'rm -f "$log" "$log.cfg" "$log.err" "$log.want" "$msg"' EXIT
 
 for c in "${arches[@]}"; do
 	case $c in x86_64|i386-highmem) ;; *) die "unknown configuration '$c' (x86_64, i386-highmem)" ;; esac
 done
-obj_of() { case $1 in x86_64) echo "$BUILD/bisect" ;; i386-highmem) echo "$BUILD/bisect-i386" ;; esac; }
-arch_of() { case $1 in x86_64) echo x86_64 ;; i386-highmem) echo i386 ;; esac; }
-frag_of() { case $1 in x86_64) echo "$CONFIG_DIR/base.config" ;; i386-highmem) echo "$CONFIG_DIR/i386.config" ;; esac; }
+for c in "${ends[@]}"; do
+	case $c in x86_64-noshmem|x86_64-nothp) ;; *) die "unknown end configuration '$c' (x86_64-noshmem, x86_64-nothp)" ;; esac
+done
+obj_of() { case $1 in x86_64) echo "$BUILD/bisect" ;; i386-highmem) echo "$BUILD/bisect-i386" ;; *) echo "$BUILD/bisect-${1#x86_64-}" ;; esac; }
+arch_of() { case $1 in i386-highmem) echo i386 ;; *) echo x86_64 ;; esac; }
+frag_of() { case $1 in i386-highmem) echo "$CONFIG_DIR/i386.config" ;; *) echo "$CONFIG_DIR/base.config" ;; esac; }
+# An end configuration's own fragment, merged last: it wins.
+last_of() { case $1 in x86_64-*) echo "$CONFIG_DIR/${1#x86_64-}.config" ;; esac; }
 kmake() { local c=$1; shift; make -s -C "$wt" O="$(obj_of "$c")" ARCH="$(arch_of "$c")" CC="ccache gcc" "$@"; }
 
 # Is every option of fragment $1 a symbol some Kconfig file of the tree defines?
@@ -45,18 +58,29 @@ defined_in_tree() {
 # chatter ("override: ... changes choice state") goes to $log.cfg, shown only
 # on failure; options that did not hold go to $log.
 configure() {
-	local c=$1 obj frags
+	local c=$1 obj frags last
 	obj=$(obj_of "$c")
 	frags=("$(frag_of "$c")")
+	last=$(last_of "$c")
 	mkdir -p "$obj"
 	if [ "${2:-}" = fresh ]; then
 		kmake "$c" tinyconfig >>"$log.cfg" 2>&1 || return 1
 	fi
 	scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "${frags[@]}" \
-		"$CONFIG_DIR/series.config" >>"$log.cfg" 2>&1 || return 1
+		"$CONFIG_DIR/series.config" ${last:+"$last"} >>"$log.cfg" 2>&1 || return 1
 	kmake "$c" olddefconfig >>"$log.cfg" 2>&1 || return 1
 	defined_in_tree "$CONFIG_DIR/series.config" && frags+=("$CONFIG_DIR/series.config")
-	config_verify "$obj/.config" "${frags[@]}" 2>>"$log"
+	if [ -z "$last" ]; then
+		config_verify "$obj/.config" "${frags[@]}" 2>>"$log"
+		return
+	fi
+	# An end build: its fragment's lines replace the others' for the same
+	# options, as merge_config.sh merges them.
+	frags+=("$last")
+	cat "${frags[@]}" | tac | awk '/^(# )?CONFIG_[A-Za-z0-9_]*(=| is not set)/ {
+		o = $0; sub(/^# /, "", o); sub(/[= ].*/, "", o); if (seen[o]++) next } { print }' |
+		tac >"$log.want"
+	config_verify "$obj/.config" "$log.want" 2>>"$log"
 }
 
 # build CONFIGURATION WHAT: one TAP line "ok builds WHAT (CONFIGURATION)".
@@ -146,7 +170,7 @@ n=$(echo "$patches" | grep -c . || true)
 from=${THP_CHECK_FROM:-1}
 [[ $from =~ ^[1-9][0-9]*$ ]] && [ "$from" -le "$n" ] ||
 	die "THP_CHECK_FROM=$from: give a patch number from 1 to $n"
-echo "1..$(( (from == 1 ? ${#arches[@]} : 0) + n * (1 + ${#arches[@]}) ))"
+echo "1..$(( (from == 1 ? ${#arches[@]} : 0) + n * (1 + ${#arches[@]}) + ${#ends[@]} ))"
 fail=0
 t_start=$(date +%s)
 if [ "$from" = 1 ]; then
@@ -172,6 +196,9 @@ for p in $patches; do
 			build "$c" "after $p"
 		fi
 	done
+done
+for c in "${ends[@]}"; do
+	build "$c" "after $p" fresh
 done
 note "check-series: $n patches, $(( $(date +%s) - t_start ))s"
 exit $fail

@@ -105,3 +105,16 @@ splat_lines() {
 	sed -E -e 's/^\| .*(\[ *[0-9]+\.[0-9]+\] )/\1/' -e '/^\| /d' "$1" |
 		grep -E -f <(grep -v -e '^#' -e '^$' "$TOP/guest/splats.ere") || true
 }
+
+# host_tsc_khz: the host's TSC rate in kHz, as its kernel measured it
+# (dmesg), else as /proc/cpuinfo gives it where the TSC runs at a known,
+# constant rate; nothing if neither says.
+host_tsc_khz() {
+	local mhz
+	mhz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: \(Refined TSC clocksource calibration\|Detected\): \([0-9.]*\) MHz.*/\2/p' | tail -n 1)
+	if [ -z "$mhz" ] && grep -qw tsc_known_freq /proc/cpuinfo; then
+		mhz=$(sed -n 's/^cpu MHz[[:space:]]*: \([0-9.]*\)$/\1/p' /proc/cpuinfo | head -n 1)
+	fi
+	[ -n "$mhz" ] && awk -v m="$mhz" 'BEGIN { printf "%d\n", m * 1000 + 0.5 }'
+	return 0
+}

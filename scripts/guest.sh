@@ -19,16 +19,22 @@ mkdir -p "$dir"
 rm -f "$dir/results.raw" "$dir/results.jsonl" "$dir/console.log"
 
 mem=${THP_GUEST_MB:-4096}
-half=$((mem / 2))
-# Two sockets, one NUMA node each (sockets=2 or the kernel WARNs in
-# topology_sane).  icount needs single-threaded TCG, where a second vCPU
-# only halves the speed and makes the run order depend on scheduling, so
-# the deterministic mode boots one CPU and one node.
-machine="-accel tcg,thread=multi -smp 2,sockets=2,cores=1,threads=1
-	-object memory-backend-ram,id=m0,size=${half}M
-	-object memory-backend-ram,id=m1,size=$((mem - half))M
-	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1"
-[ -n "${THP_ICOUNT:-}" ] && machine="-accel tcg,thread=single -icount shift=0,sleep=off -smp 1"
+# Two sockets (sockets=2 or the kernel WARNs in topology_sane) and two
+# NUMA nodes, emulated by the kernel (base.config has no ACPI to read
+# QEMU's): numa=fake=2 halves memory, and the CPUs go round robin, one
+# per node.  icount needs single-threaded TCG, where a second vCPU only
+# halves the speed and makes the run order depend on scheduling, so the
+# deterministic mode boots one CPU and one node.
+machine="-accel tcg,thread=multi -smp 2,sockets=2,cores=1,threads=1"
+numa="numa=fake=2"
+# The clock: with no ACPI there is no HPET, and under TCG the kernel fails
+# to calibrate the TSC against the PIT, which leaves jiffies (4 ms steps).
+# TCG's TSC is the host's own, synchronized across vCPUs: give the guest
+# its rate, and no watchdog, which would have nothing to check it against.
+# Under icount time is virtual, and jiffies are what it counts.
+khz=$(host_tsc_khz)
+clock=${khz:+tsc_early_khz=$khz tsc=reliable}
+[ -n "${THP_ICOUNT:-}" ] && machine="-accel tcg,thread=single -icount shift=0,sleep=off -smp 1" numa="" clock=""
 # THP_QEMU_PLUGIN: a TCG plugin and its arguments (make bench WHAT=insns).
 # shellcheck disable=SC2206
 qemu=(qemu-system-x86_64 $machine -m "${mem}M" -nodefaults -no-reboot
@@ -38,7 +44,7 @@ qemu=(qemu-system-x86_64 $machine -m "${mem}M" -nodefaults -no-reboot
 # starves on a loaded host is no stall, and a real one still shows
 # (guest/splats.ere).
 cmdline="console=ttyS0 panic=-1 oops=panic rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
-cmdline+=" thp.mode=$mode $extra"
+cmdline+="${numa:+ $numa}${clock:+ $clock} thp.mode=$mode $extra"
 
 if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$dir/results.raw" -append "$cmdline"

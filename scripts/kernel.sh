@@ -24,7 +24,9 @@ esac
 case "$variant" in *-debug) frags+=("$CONFIG_DIR/debug.config") ;; esac
 
 treeid=$(git -C "$src" rev-parse 'HEAD^{tree}')
-key=$( (echo "$variant $treeid"; cat "${frags[@]}") | sha256sum | cut -c1-10)
+# Uncommitted edits (eofzero-inject.sh's) are part of what is built: an
+# image of an edited tree never stands in for the committed one.
+key=$( (echo "$variant $treeid"; cat "${frags[@]}"; git -C "$src" diff HEAD) | sha256sum | cut -c1-10)
 image=$IMAGES/$variant-$key.bzImage
 if [ -f "$image" ] && [ -f "$IMAGES/$variant-$key.release" ]; then
 	echo "$image"
@@ -33,6 +35,14 @@ fi
 
 obj=$BUILD/$variant
 mkdir -p "$obj" "$IMAGES" "$CCACHE_DIR"
+# One build at a time in an object directory (make test builds the next
+# kernel beside a guest); the one that waited may find the image made.
+exec 9>"$obj.lock"
+flock 9
+if [ -f "$image" ] && [ -f "$IMAGES/$variant-$key.release" ]; then
+	echo "$image"
+	exit 0
+fi
 kmake() { make -s -C "$src" O="$obj" ARCH="$arch" CC="ccache gcc" "$@"; }
 
 note "configuring $variant ($key)"

@@ -29,9 +29,12 @@ write_meta "$dir" "$name-$variant" "$image"
 # is called hung when no result line arrives for the limit plus 2 minutes.
 per=${THP_TEST_TIMEOUT_S:-300}
 [[ "$per" =~ ^[1-9][0-9]*$ ]] || die "THP_TEST_TIMEOUT_S=$per: not a number of seconds"
-# Debug kernels also poison freed pages (debug.config, PAGE_POISONING).
-poison=""
-[[ "$variant" == *-debug ]] && per=$((per * 2)) poison=page_poison=1
+# Debug kernels also poison freed pages (debug.config, PAGE_POISONING),
+# and run the stress and race suites at a quarter of their operations
+# ($(load N) in guest/tests.list): the same checks, each operation under
+# KASAN and lockdep at several times the cost.
+debug=""
+[[ "$variant" == *-debug ]] && per=$((per * 2)) debug="page_poison=1 thp.load=25"
 n=$("$PY" "$TOP/scripts/verdict.py" count --tests "${THP_TESTS:-}")
 timeout=$((per * (n + 1)))
 # The feature must be there on the patched kernels: a skip fails.  Skips are
@@ -44,7 +47,7 @@ esac
 [ "$require" = 1 ] || require=""
 grc=0
 THP_GUEST_IDLE_S=$((per + 120)) "$TOP/scripts/guest.sh" "$image" "$dir" test "$timeout" -- \
-	thp.timeout="$per" ${THP_TESTS:+thp.tests=${THP_TESTS// /,}} ${require:+thp.require=1} $poison "$@" || grc=$?
+	thp.timeout="$per" ${THP_TESTS:+thp.tests=${THP_TESTS// /,}} ${require:+thp.require=1} $debug "$@" || grc=$?
 "$PY" "$TOP/scripts/summarize.py" --results "$dir/results.jsonl" --console "$dir/console.log" \
 	--release "$release" --guest-rc "$grc" \
 	--tests "${THP_TESTS:-}" ${require:+--require} --summary "$dir/summary.json"
