@@ -48,6 +48,7 @@ endif
 ##   THP_TEST_TIMEOUT_S  each guest program's time limit (300 s; doubled on debug)
 ##   THP_CHECK_FROM=N    check-series: build from patch N on
 ##   THP_CHECK_ARCHES    check-series: "x86_64 i386-highmem" (default), or fewer
+##   THP_CHECK_ENDS      check-series: "x86_64-noshmem x86_64-nothp" (default), or fewer
 ##   KERNELS="patched patched-debug"  the kernels make test boots (fewer narrows)
 ##   CACHE=DIR OUT=DIR   kernel trees and builds; our outputs
 

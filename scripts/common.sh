@@ -112,7 +112,9 @@ splat_lines() {
 host_tsc_khz() {
 	local mhz
 	mhz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: \(Refined TSC clocksource calibration\|Detected\): \([0-9.]*\) MHz.*/\2/p' | tail -n 1)
-	if [ -z "$mhz" ] && grep -qw tsc_known_freq /proc/cpuinfo; then
+	# Only in a VM with a known TSC rate: on bare metal "cpu MHz" is the
+	# current clock, not the TSC's.
+	if [ -z "$mhz" ] && grep -qw tsc_known_freq /proc/cpuinfo && grep -qw hypervisor /proc/cpuinfo; then
 		mhz=$(sed -n 's/^cpu MHz[[:space:]]*: \([0-9.]*\)$/\1/p' /proc/cpuinfo | head -n 1)
 	fi
 	[ -n "$mhz" ] && awk -v m="$mhz" 'BEGIN { printf "%d\n", m * 1000 + 0.5 }'

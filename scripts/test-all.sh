@@ -30,12 +30,14 @@ for i in "${!vs[@]}"; do
 		# test leaves no build behind.
 		setsid nice -n 19 "$TOP/scripts/kernel.sh" "$next" >"$OUT/kernel-$next.log" 2>&1 </dev/null &
 		pid=$!
-		trap 'kill -- -$pid 2>/dev/null' EXIT
-		trap 'exit 130' INT TERM
+		trap 'kill -- -$pid 2>/dev/null || true' EXIT
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
+		trap 'exit 129' HUP
 	fi
 	"$TOP/scripts/test.sh" "$v" || rc=1
 	[ -z "$pid" ] || wait "$pid" || note "building $next beside the $v guest failed: $OUT/kernel-$next.log"
-	trap - EXIT INT TERM
+	trap - EXIT INT TERM HUP
 	sums+=("$v=$sum")
 done
 echo "# total over: host-side suites and $*"
