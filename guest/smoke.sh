@@ -15,10 +15,12 @@ c=$(cfg CONFIG_BASE_SMALL)
 [ "$c" = "# CONFIG_BASE_SMALL is not set" ]; t $? "CONFIG_BASE_SMALL is off" "got: $c"
 
 # Emulated (numa=fake=2, guest.sh): probes such as defrag take CPU N to be
-# on node N.
+# on node N.  That is cpu_to_node(), the cpuN/nodeM link; an emulated
+# node's cpulist holds every CPU of the real node beneath it.
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
-cpus="$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null) $(cat /sys/devices/system/node/node1/cpulist 2>/dev/null)"
-[ "$nodes" = 2 ] && [ "$cpus" = "0 1" ]; t $? "two NUMA nodes, CPU 0 on node 0 and CPU 1 on node 1" "got $nodes nodes, CPUs by node: $cpus"
+cpu_node() { ls -d /sys/devices/system/cpu/cpu$1/node[0-9]* 2>/dev/null | sed 's/.*node//' | tr '\n' ' '; }
+cpus="$(cpu_node 0)$(cpu_node 1)"
+[ "$nodes" = 2 ] && [ "$cpus" = "0 1 " ]; t $? "two NUMA nodes, CPU 0 on node 0 and CPU 1 on node 1" "got $nodes nodes, nodes of CPUs 0 and 1: $cpus"
 
 c=$(cfg CONFIG_TRANSPARENT_HUGEPAGE_PAGECACHE)
 case "$c" in
