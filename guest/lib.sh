@@ -100,18 +100,13 @@ run_one() {
 # have left free memory in scattered pages such an allocation can fail
 # where a fresh boot's would not, and a check that wants a PMD-sized folio
 # would fail by the order the tests ran in.  Freed slab first (dentries and
-# inodes of deleted files hold pages), then every zone compacted, unless
-# each node still has 512 MiB free in PMD-sized blocks: compaction costs
-# over a second a call on the debug kernel, and settle runs before every
-# suite and workload case.  Pages waiting in a CPU's free lists of its own
-# node's zones are out of its reach (see defrag in tests.list).
+# inodes of deleted files hold pages), then every zone compacted.  Pages
+# waiting in a CPU's free lists of its own node's zones are out of its
+# reach (see defrag in tests.list).
 settle() {
 	sync
 	echo 2 >/proc/sys/vm/drop_caches 2>/dev/null
-	# /proc/buddyinfo: "Node N, zone Z" and free blocks of order 0..10.
-	awk '{ free[$2] += $14 + 2 * $15 } END { for (n in free) if (free[n] < 256) exit 1 }' \
-		/proc/buddyinfo 2>/dev/null ||
-		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
 	return 0
 }
 
