@@ -4,7 +4,8 @@
 CACHE   ?= $(HOME)/.cache/thp-pagecache
 OUT     ?= $(CURDIR)/out
 KERNEL  ?= patched
-KERNELS ?= $(KERNEL) $(KERNEL)-debug
+# The debug kernel first: its guest runs longest (scripts/test-all.sh).
+KERNELS ?= $(KERNEL)-debug $(KERNEL)
 export THP_CACHE := $(CACHE)
 export THP_OUT := $(OUT)
 
@@ -15,7 +16,7 @@ VARIANT := $(KERNEL)$(if $(DEBUG),-debug)
 # thp-series/base names the Debian source package the series applies to.
 DEB_PKGS := $(shell cat thp-series/base) qemu-system-x86 busybox-static linux-perf fio gcc make \
 	flex bison bc libelf-dev libssl-dev cpio quilt git ccache numactl python3 \
-	python3-matplotlib xz-utils kmod rsync gcc-multilib stress-ng python3-ply python3-git \
+	python3-matplotlib python3-numpy xz-utils kmod rsync gcc-multilib stress-ng python3-ply python3-git \
 	liburcu-dev
 DEPS_STAMP := $(OUT)/.deps
 PY := /usr/bin/python3
@@ -23,7 +24,7 @@ comma := ,
 space := $(subst ,, )
 
 .PHONY: all deps tree kernel kernels progs initramfs shell test test-fast stress export \
-	check-series check-bisect boot-i386 bench bench-table bench-gate bench-insns bench-profile \
+	check-series check-bisect boot-i386 thpmaps bench bench-table bench-icount bench-untar bench-insns bench-profile \
 	clean distclean help
 
 all: kernel initramfs
@@ -49,7 +50,7 @@ endif
 ##   THP_CHECK_FROM=N    check-series: build from patch N on
 ##   THP_CHECK_ARCHES    check-series: "x86_64 i386-highmem" (default), or fewer
 ##   THP_CHECK_ENDS      check-series: "x86_64-noshmem x86_64-nothp" (default), or fewer
-##   KERNELS="patched patched-debug"  the kernels make test boots (fewer narrows)
+##   KERNELS="patched-debug patched"  the kernels make test boots (fewer narrows)
 ##   CACHE=DIR OUT=DIR   kernel trees and builds; our outputs
 
 ## deps         install the Debian packages the project needs (apt-get)
@@ -85,9 +86,16 @@ progs: tree
 initramfs: progs
 	@$(S)/initramfs.sh
 
-## shell        boot KERNEL into an interactive shell (exit powers off)
+## shell        boot KERNEL into an interactive shell (exit powers off), with python3,
+##              numpy and the tree's tools/mm/thpmaps in an overlay
 shell: kernel initramfs
-	@$(S)/guest.sh $$($(S)/kernel.sh $(VARIANT)) $(OUT)/shell shell
+	@THP_OVERLAY=$$($(S)/thpmaps.sh overlay) $(S)/guest.sh $$($(S)/kernel.sh $(VARIANT)) \
+		$(OUT)/shell shell
+
+## thpmaps      the same overlay, scripted: a ramfs file's folios by size as thpmaps
+##              shows them, beside smaps' FilePmdMapped (out/thpmaps/thpmaps.txt)
+thpmaps: kernel initramfs
+	@$(S)/thpmaps.sh run $(VARIANT)
 
 ## test         the host-side suites, then every test on the patched kernel and on the
 ##              debug kernel; count lines for kernel and harness checks, the total last
@@ -107,7 +115,9 @@ test-fast: tree initramfs
 ## bench        measurements, WHAT= one of (default table):
 ##                table   one boot, 256 MiB, 5 reps, interleaved (out/bench), then the
 ##                        same cases under -icount at 64 MiB (out/bench-counts)
-##                gate    -icount, stock against patched ramfs under deny (ramfs-4k), the 3% gate
+##                icount  the gate (make bench-icount): -icount, 4 KiB and 1 MiB I/O, stock
+##                        ramfs and tmpfs against patched ramfs under never (a mount
+##                        without huge=) and deny, and tmpfs huge=never: 1% at most
 ##                insns   instructions per call by kernel function under -icount with
 ##                        a TCG plugin, ramfs huge against 4K (WL= with --passes N,
 ##                        PER= the syscall, MOUNTS=; default random 4 KiB pread)
@@ -115,8 +125,8 @@ test-fast: tree initramfs
 ##                        and tmpfs huge; ICOUNT=1 for -icount
 WHAT ?= table
 bench: initramfs
-	@case "$(WHAT)" in table|gate|insns|profile) ;; \
-	*) echo "bench: WHAT=$(WHAT): not one of table, gate, insns, profile" >&2; exit 2 ;; esac
+	@case "$(WHAT)" in table|icount|insns|profile) ;; \
+	*) echo "bench: WHAT=$(WHAT): not one of table, icount, insns, profile" >&2; exit 2 ;; esac
 	@$(MAKE) -s bench-$(WHAT)
 
 bench-table: kernel initramfs
@@ -125,14 +135,16 @@ bench-table: kernel initramfs
 	run "icount" env THP_ICOUNT=1 $(S)/bench.sh counts $(OUT)/bench-counts $(VARIANT) thp.size_mb=64; \
 	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }
 
-bench-gate: initramfs
+# Stock has no policy: its ramfs (ramfs-4k) is the baseline of both
+# patched ramfs configurations (analysis/gate.py).
+bench-icount: initramfs
 	@$(MAKE) -s kernel KERNEL=stock && $(MAKE) -s kernel KERNEL=patched
 	@$(BENCH_RUN); bad=""; export THP_ICOUNT=1 \
-		THP_BENCH_TIMEOUT_S=$${THP_BENCH_TIMEOUT_S:-900} THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-300}; \
-	for k in stock patched; do \
-		run "$$k icount" $(S)/bench.sh icount $(OUT)/icount-$$k $$k thp.size_mb=16 \
-			thp.configs=ramfs-4k,tmpfs; \
-	done; \
+		THP_BENCH_TIMEOUT_S=$${THP_BENCH_TIMEOUT_S:-1800} THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-300}; \
+	run "stock icount" $(S)/bench.sh icount $(OUT)/icount-stock stock thp.size_mb=16 \
+		thp.configs=ramfs-4k,tmpfs; \
+	run "patched icount" $(S)/bench.sh icount $(OUT)/icount-patched patched thp.size_mb=16 \
+		thp.configs=ramfs-never,ramfs-4k,tmpfs; \
 	$(PY) analysis/gate.py $(OUT)/icount-stock/results.jsonl \
 		$(OUT)/icount-patched/results.jsonl || bad="$$bad gate"; \
 	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }
@@ -144,6 +156,12 @@ BENCH_RUN = run() { what=$$1; shift; "$$@" && return 0; rc=$$?; \
 	case $$rc in 3) why="hung (time limit)" ;; 4) why="guest died before the end" ;; \
 	*) why="failed runs or no report" ;; esac; \
 	echo "$@: the $$what run failed: $$why (exit $$rc)" >&2; bad="$$bad $$what"; }
+
+## bench-untar  the real-world case: a ~100 MiB kernel-source tar unpacked and read back on
+##              ramfs (no huge=, within_size, deny) and tmpfs, time and pages; then
+##              ramfs and tmpfs huge=always in a 1 GiB memcg (out/untar/report.md)
+bench-untar: kernel initramfs
+	@$(S)/untar.sh $(VARIANT)
 
 ## stress       long fsx run: 4 files in parallel, 250k ops each (>= 1M ops)
 stress: kernel initramfs

@@ -22,7 +22,7 @@ and everything between them is replaced.  NAME is one of
     collapse    MADV_COLLAPSE time and random reads before/after (out/bench)
     summary what the bench and counts tables show, in sentences computed from
             them (out/bench, out/bench-counts)
-    gate    stock vs patched huge=never (out/icount-stock, -patched, make bench WHAT=gate)
+    gate    stock vs patched huge=never (out/icount-stock, -patched, make bench-icount)
     insns   instructions per call by kernel function (out/insns, make bench WHAT=insns)
     tests   the counts of make test (out/test-patched, -patched-debug)
 
@@ -99,11 +99,12 @@ the last column):
 <!-- tables:summary begin -->
 <!-- tables:summary end -->
 
-## make bench WHAT=gate: stock against patched, huge pages off
+## make bench-icount: stock against patched, huge pages off
 
 Stock and patched kernels, same tree and config, under `-icount` (time is
-instruction count, so two boots compare), with ramfs and tmpfs at
-`huge=never`; `analysis/gate.py` is the gate.
+instruction count, so two boots compare): patched ramfs under `never` (a
+mount without `huge=`) and under `deny`, each against stock ramfs, and
+tmpfs `huge=never`; `analysis/gate.py` is the gate, 1% at most.
 
 <!-- tables:gate begin -->
 <!-- tables:gate end -->
@@ -426,7 +427,7 @@ def regions(out, names, stamp):
               "smallfiles": ["bench", "counts"], "collapse": ["bench"],
               "gate": ["stock", "patched"], "insns": ["insns"], "status": [], "tests": []}
     sources = {"bench": ("bench", "bench"), "counts": ("bench-counts", "bench"),
-               "stock": ("icount-stock", "bench WHAT=gate"), "patched": ("icount-patched", "bench WHAT=gate"),
+               "stock": ("icount-stock", "bench-icount"), "patched": ("icount-patched", "bench-icount"),
                "insns": ("insns", "bench WHAT=insns", "report.md")}
     for src in sorted({s for n in names for s in wanted[n]}):
         try:

@@ -214,8 +214,8 @@ PATCHED = "6.1.192-patched"
 
 
 def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True,
-                kernel="6.1.192-stock"):
-    """Two repetitions of two cases on ramfs-4K, as a results.jsonl."""
+                kernel="6.1.192-stock", cfg="ramfs-4K"):
+    """Two repetitions of two cases on cfg, as a results.jsonl."""
     out, runs = [], [("write", "write", 0.10), ("read", "read", 0.05)]
     total = 2 * len(runs)
     for seed in (1, 2):
@@ -224,7 +224,7 @@ def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True,
                 out.append({"type": "progress", "msg": f"{len(out) // 2 + 1}/{total}: wl-{name}"})
             if name == drop:
                 continue
-            r = rec(name, mode, seed=seed, wall=wall * scale, kernel=kernel)
+            r = rec(name, mode, cfg=cfg, seed=seed, wall=wall * scale, kernel=kernel)
             if name == fail and seed == 2:
                 r.update(ok=False, wall_s=0, bytes=0, rc=139, error="exit 139")
             out.append(r)
@@ -232,13 +232,20 @@ def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True,
 
 
 with tempfile.TemporaryDirectory() as d:
-    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02, kernel=PATCHED))
-    check(rc == 0 and "PASS: 2 of 2" in out, "gate: 2% slower passes the default 3% limit")
-    check("limit 3%" in out and "within 3% |" in out,
+    rc, out, _ = gate_run(d, icount_side(), icount_side(1.009, kernel=PATCHED))
+    check(rc == 0 and "PASS: 2 of 2" in out, "gate: 0.9% slower passes the default 1% limit")
+    check("limit 1%" in out and "within 1% |" in out,
           "gate: the header prints the default limit")
-    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02, kernel=PATCHED), "--limit", "0.01")
-    check(rc == 1 and "limit 1%" in out and "within 1% |" in out and "| NO |" in out,
-          "gate: --limit 0.01 is the limit printed and applied")
+    rc, out, _ = gate_run(d, icount_side(), icount_side(1.011, kernel=PATCHED))
+    check(rc == 1 and "| NO |" in out, "gate: 1.1% slower fails the default limit")
+    rc, out, _ = gate_run(d, icount_side(), icount_side(1.02, kernel=PATCHED), "--limit", "0.03")
+    check(rc == 0 and "limit 3%" in out and "within 3% |" in out,
+          "gate: --limit 0.03 is the limit printed and applied")
+    never = icount_side(kernel=PATCHED) + icount_side(1.02, kernel=PATCHED, cfg="ramfs-never")
+    rc, out, _ = gate_run(d, icount_side(), never)
+    check(rc == 1 and "PASS" not in out and out.count("| yes |") == 2
+          and out.count("ramfs-never (stock ramfs-4K)") == 2 and out.count("| NO |") == 2,
+          "gate: patched ramfs under never is held to stock ramfs (ramfs-4K)")
     rc, out, _ = gate_run(d, icount_side(), icount_side(drop="read", progress=False, kernel=PATCHED))
     check(rc == 1 and "missing on patched" in out, "gate: a case missing on one side fails")
     rc, out, _ = gate_run(d, icount_side(fail="write"), icount_side(kernel=PATCHED))

@@ -190,7 +190,7 @@ try:
           "each table names the commit, series, kernel and date of its data")
     check("| write write (1M), 64M | 1.000 | - | 1.000 |" in t, "the gate table: patched / stock per case")
     # The sample has a case that failed on one side: the verdict says so.
-    check("Gate (analysis/gate.py, limit 3%): FAIL, 4 of 5 case and configuration pairs "
+    check("Gate (analysis/gate.py, limit 1%): FAIL, 4 of 5 case and configuration pairs "
           "within the limit" in " ".join(t.split()),
           "the gate table ends with gate.py's verdict and limit", t[t.find("Median time"):])
     check("Wall clock (64M): Huge folios on ramfs:" in " ".join(t.split())

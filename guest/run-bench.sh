@@ -2,8 +2,11 @@
 # Measurements, not tests: every case on every configuration, interleaved
 # (the innermost loop is the configuration) and repeated, in one boot.
 # thp.suite=run|bench|counts|icount picks the set; thp.size_mb and thp.reps scale it.
+# thp.suite=untar (make bench-untar) and thpmaps (make thpmaps) are scripts
+# of their own.
 . /guest/lib.sh
 suite=$(arg thp.suite)
+case "$suite" in untar | thpmaps) exec /guest/$suite.sh ;; esac
 reps=$(arg thp.reps)
 size=${THP_SIZE_MB:-64}M
 only=$(arg thp.only | tr , ' ')

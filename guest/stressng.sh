@@ -6,11 +6,13 @@
 # /mnt/ramfs (no huge=: the global page_cache file decides) while the file
 # cycles always/never/within_size/advise/deny/force in the background.
 #
+# The stressors of a mount run together, in as few stress-ng runs as the
+# table allows (see groups), each for the CPU time it would get alone.
+#
 # TAP, plan first: one point per stressor per mount.  A point passes only if
-# stress-ng exits 0, printed no "fail:" line (its --verify failures are
-# those) and the kernel logged no splat while it ran; a stressor that
-# stress-ng says it skips (or exits 4, not implemented) is a SKIP with
-# its reason.
+# its run exits 0, printed no "fail:" line of it (its --verify failures are
+# those) and the kernel logged no splat while the run lasted; a stressor
+# that stress-ng says it skips is a SKIP with its reason.
 # A failure prints the tail of stress-ng's output as diagnostics.  A
 # self-test shows that a data error does fail a point.  After
 # each mount: the stressors' files removed, nr_file_pages is back within
@@ -19,7 +21,7 @@
 # huge=never one never had any (nr_file_hugepages sampled 5 times a second:
 # no event counts ramfs's huge folios).
 #
-# usage: stressng.sh [SECS [TABLE]]   seconds per stressor (default 3),
+# usage: stressng.sh [SECS [TABLE]]   seconds per stressor instance (default 3),
 # the stressors (default /guest/stressng.table); from the kernel command
 # line (which wins) thp.stressng_secs=N, thp.stressng_table=PATH and
 # thp.stressng_only=a,b (only those stressors; the plan follows).
@@ -108,7 +110,7 @@ mounts=$used
 [ -w $KNOB ] || { echo "1..0 # SKIP no $KNOB: the kernel lacks the page_cache knob"; exit 4; }
 command -v stress-ng >/dev/null || { echo "1..0 # SKIP no stress-ng in the initramfs"; exit 4; }
 echo "1..$n"
-echo "# $(stress-ng --version), $secs s per stressor"
+echo "# $(stress-ng --version), $secs s per stressor instance, on $(nproc) CPUs"
 
 old_knob=$(sed 's/.*\[\(.*\)\].*/\1/' $KNOB)
 flipper=""
@@ -164,19 +166,51 @@ corrupter() {
 	done
 }
 
-# sng NAME MOUNT DIR OPTS...: one stress-ng run under a time limit, with
-# --timeout, --verify and --temp-path DIR/stress-ng.  Sets rc, took,
-# hung, splat (splat lines logged while it ran), fails (its fail: and
-# error: lines, data mismatches), skip (its reason for skipping) and ops; $T/log is its
-# output.  With $corrupt set, corrupter runs beside it.
+# groups: the lines of $T/list (NAME OPTS) as "G SECS NAME OPTS", G the
+# group each goes to: the stressors of a group run at once, in one
+# stress-ng, so that both CPUs work and each run's start and checks are
+# paid once a group, not once a stressor.  A group has each stressor once
+# (its options are the run's), so a second hdd line starts a second group.
+# A group's --timeout is SECS for each instance on a CPU of its own:
+# SECS x instances / CPUs, so that each gets the time it would alone.
+# ALONE: stressors that run in a group of their own.  On the debug kernel
+# one operation of theirs takes seconds of CPU, and in a group they
+# finished none by its end: a run that did nothing checked nothing.
+ALONE="mmap msyncmany"
+groups() {
+	awk -v secs="$secs" -v cpus="$(nproc)" -v alone=" $ALONE " '
+	{
+		s = $2; sub(/^--/, "", s)
+		g = index(alone, " " s " ") ? 1000 + NR : 1
+		while (has[g " " s])
+			g++
+		has[g " " s] = 1
+		line[NR] = $0
+		grp[NR] = g
+		n[g] += ($3 ~ /^[0-9]+$/) ? $3 : 1
+	}
+	END {
+		for (i = 1; i <= NR; i++) {
+			t = int((secs * n[grp[i]] + cpus - 1) / cpus)
+			if (t < secs)
+				t = secs
+			print grp[i], t, line[i]
+		}
+	}' $T/list
+}
+
+# sng MOUNT DIR SECS OPTS...: one stress-ng run under a time limit, with
+# --timeout SECS, --verify and --temp-path DIR/stress-ng.  Sets rc, took,
+# hung and splat (splat lines logged while it ran); $T/log is its output.
+# With $corrupt set, corrupter runs beside it.
 sng() {
-	name=$1 mname=$2 dir=$3
+	on=$1 dir=$2 tsecs=$3
 	shift 3
 	mark=$((mark + 1))
 	tag="stressng-mark-$mark"
-	echo "$tag: $name on $mname" >/dev/kmsg
+	echo "$tag: $* on $on" >/dev/kmsg
 	mkdir -p "$dir/stress-ng"
-	cmd="stress-ng $* --timeout $secs --verify --temp-path $dir/stress-ng --metrics-brief"
+	cmd="stress-ng $* --timeout $tsecs --verify --temp-path $dir/stress-ng --metrics-brief"
 	injected bogus && cmd="$cmd --no-such-option"
 	rm -f $T/stop-corrupt
 	cpid=""
@@ -188,7 +222,7 @@ sng() {
 	t0=$(date +%s)
 	# The time limit is for a hang: stress-ng stops each stressor itself.
 	# shellcheck disable=SC2086
-	limited $((secs * 4 + 60)) --group $cmd >$T/log 2>&1
+	limited $((tsecs * 4 + 60)) --group $cmd >$T/log 2>&1
 	rc=$lim_rc hung=$lim_timeout took=$(($(date +%s) - t0))
 	if [ -n "$cpid" ]; then
 		touch $T/stop-corrupt
@@ -201,12 +235,21 @@ sng() {
 		cp $T/dmesg $T/since	# the ring wrapped: all of it, to be safe
 	fi
 	splat=$(grep -E -f $T/splats $T/since | head -n 5)
-	# aiol reports a bad read back as info ("unexpected data mismatch").
-	fails=$(grep -E '^stress-ng: (fail|error):|data mismatch' $T/log | head -n 5)
-	skip=$(grep -iE 'skipping|will be skipped|not implemented' $T/log | grep -vi 'not skipping' | head -n 1)
-	ops=$(awk -v s="$(echo "$*" | sed 's/^--\([a-z-]*\).*/\1/')" \
-		'$4 == s && $5 ~ /^[0-9]+$/ { print $5 " bogo ops" }' $T/log | head -n 1)
 	rm -rf "$dir/stress-ng" $T/dmesg $T/since
+}
+
+# about STRESSOR: sets fails (its fail: and error: lines, and data
+# mismatches: aiol reports a bad read back as info), skip (its reason for
+# skipping) and ops, from $T/log.  stress-ng names the stressor after the
+# pid on each line.  Lines that name no stressor of the run count for
+# every stressor ($orphans).
+about() {
+	fails=$(grep -E '^stress-ng: (fail|error):|data mismatch' $T/log |
+		grep -E "\] $1: " | head -n 5)
+	fails=${fails:-$orphans}
+	skip=$(grep -iE 'skipping|will be skipped|not implemented' $T/log |
+		grep -vi 'not skipping' | grep -E "\] $1: " | head -n 1)
+	ops=$(awk -v s="$1" '$4 == s && $5 ~ /^[0-9]+$/ { print $5 " bogo ops" }' $T/log | head -n 1)
 }
 
 # diag: what a failed point prints after it: the command, the tail of
@@ -218,43 +261,63 @@ diag() {
 	return 0
 }
 
-# run_stressor NAME MOUNT DIR OPTS...: one stress-ng run and its point.
-run_stressor() {
-	sng "$@"
-	desc="$1 on $2"
-	why=""
-	if [ "$hung" = 1 ]; then
-		why="hung: killed after $took s (stress-ng --timeout $secs)"
-	elif [ -n "$splat" ]; then
-		why="kernel splat while it ran: $(echo "$splat" | head -n 1)"
-	elif [ -n "$fails" ]; then
-		why="stress-ng exit $rc, $(echo "$fails" | head -n 1 | sed 's/^stress-ng: //')"
-	elif [ "$rc" = 4 ] || { [ -n "$skip" ] && { [ "$rc" = 0 ] || [ "$rc" = 3 ]; }; }; then
-		# 4: not implemented; 3, "out of system resources", is how
-		# xattr ends after "will be skipped, filesystem does not
-		# support xattr"; without such a line a 3 fails.
-		point SKIP "$desc" "stress-ng: ${skip:-exit 4, not implemented}"
-	elif [ "$rc" != 0 ]; then
-		why="stress-ng exit $rc"
-	elif [ -z "$ops" ] || [ "${ops%% *}" = 0 ]; then
-		# A stressor that did nothing checked nothing.
-		why="no work done (${ops:-no bogo ops line})"
-	else
-		point OK "$desc ($ops, $took s)"
+# run_group MOUNT DIR: one group's stress-ng run ($T/group: SECS NAME
+# OPTS lines) and a point for each of its stressors.
+run_group() {
+	tsecs=$(awk 'NR == 1 { print $1 }' $T/group)
+	# shellcheck disable=SC2046
+	sng "$1" "$2" "$tsecs" $(cut -d' ' -f3- $T/group)
+	# Fail lines that name no stressor of the group count for each.
+	names=$(awk '{ s = $3; sub(/^--/, "", s); printf "%s%s", sep, s; sep = "|" }' $T/group)
+	orphans=$(grep -E '^stress-ng: (fail|error):|data mismatch' $T/log |
+		grep -vE "\\] ($names): " | head -n 5)
+	# 4 (not implemented) and 3 ("out of system resources", how xattr
+	# ends after "will be skipped, filesystem does not support xattr")
+	# are the group's status when one of its stressors skipped: not a
+	# failure of the others.  Without such a line they fail.
+	grc=$rc
+	if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then
+		grep -iE 'skipping|will be skipped|not implemented' $T/log |
+			grep -qvi 'not skipping' && grc=0
 	fi
-	[ -n "$why" ] && { point FAIL "$desc" "$why"; diag; }
+	bad_all=""
+	[ "$hung" = 1 ] && bad_all="hung: killed after $took s (stress-ng --timeout $tsecs)"
+	[ -z "$bad_all" ] && [ -n "$splat" ] && bad_all="kernel splat while its group ran: $(echo "$splat" | head -n 1)"
+	while read -r _ name opts; do
+		s=${opts%% *}
+		s=${s#--}
+		about "$s"
+		desc="$name on $1"
+		why="$bad_all"
+		if [ -n "$why" ]; then
+			:
+		elif [ -n "$fails" ]; then
+			why="stress-ng exit $rc, $(echo "$fails" | head -n 1 | sed 's/^stress-ng: //')"
+		elif [ -n "$skip" ] && [ "$grc" = 0 ]; then
+			point SKIP "$desc" "stress-ng: $skip"
+		elif [ "$grc" != 0 ]; then
+			why="stress-ng exit $rc"
+		elif [ -z "$ops" ] || [ "${ops%% *}" = 0 ]; then
+			# A stressor that did nothing checked nothing.
+			why="no work done (${ops:-no bogo ops line})"
+		else
+			point OK "$desc ($ops, $took s with its group)"
+		fi
+		[ -n "$why" ] && { point FAIL "$desc" "$why"; diag; }
+	done <$T/group
 	rm -f $T/log
 }
 
 # selftest DIR MOUNT: the check can fail.  readahead --verify reads a file
 # it wrote; with that file overwritten behind its back it must print a
-# fail: line, and run_stressor would then fail the point.
+# fail: line, and run_group would then fail the point.
 selftest() {
 	# At least 8 s: on the debug kernel the file takes seconds to write.
-	was=$corrupt was_secs=$secs corrupt=1
-	[ "$secs" -lt 8 ] && secs=8
-	sng readahead "$2" "$1" --readahead 1 --readahead-bytes 8M
-	corrupt=$was secs=$was_secs
+	was=$corrupt corrupt=1
+	sng "$2" "$1" $((secs < 8 ? 8 : secs)) --readahead 1 --readahead-bytes 8M
+	corrupt=$was
+	orphans=""
+	about readahead
 	desc="self-test: readahead --verify on $2 reports data corrupted behind its back"
 	if [ -n "$fails" ] && [ -z "$splat" ] && [ "$hung" = 0 ]; then
 		point OK "$desc ($(echo "$fails" | head -n 1 | sed 's/^stress-ng: //'))"
@@ -293,10 +356,11 @@ for m in $mounts; do
 		done) &
 		flipper=$!
 	fi
-	while read -r name opts; do
-		# shellcheck disable=SC2086
-		run_stressor "$name" "$mname" "$dir" $opts
-	done <$T/list
+	groups >$T/groups
+	for g in $(cut -d' ' -f1 $T/groups | sort -un); do
+		awk -v g="$g" '$1 == g { sub(/^[0-9]+ /, ""); print }' $T/groups >$T/group
+		run_group "$mname" "$dir"
+	done
 	[ $m = huge ] && selftest "$dir" "$mname"
 	flips=$(cat $T/flips 2>/dev/null | wc -l)
 	stop_flipper

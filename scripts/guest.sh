@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Boot a kernel in QEMU (TCG) with our initramfs and collect its results.
 # usage: guest.sh KERNEL OUTDIR MODE [TIMEOUT_S] [-- extra kernel args]
+# THP_OVERLAY="A.cpio ...": archives added over the initramfs.
 # MODE: test | bench | shell.  Results arrive on the second serial port as
 # JSON lines in OUTDIR/results.jsonl; the console goes to OUTDIR/console.log.
 # Exit: 0 guest finished, 3 timeout (hang; also no result line for
@@ -16,7 +17,16 @@ initrd=$OUT/initramfs.cpio
 [ -f "$kernel" ] || die "no kernel $kernel"
 [ -f "$initrd" ] || die "no initramfs $initrd: run 'make initramfs'"
 mkdir -p "$dir"
-rm -f "$dir/results.raw" "$dir/results.jsonl" "$dir/console.log"
+rm -f "$dir/results.raw" "$dir/results.jsonl" "$dir/console.log" "$dir/initrd.cpio"
+# THP_OVERLAY: cpio archives whose files go over the initramfs's (make
+# shell's thpmaps, make bench-untar's tar), kept out of the test image.
+# The kernel unpacks archives laid end to end, one after the other.
+if [ -n "${THP_OVERLAY:-}" ]; then
+	for o in $THP_OVERLAY; do [ -f "$o" ] || die "no overlay $o"; done
+	# shellcheck disable=SC2086
+	cat "$initrd" $THP_OVERLAY >"$dir/initrd.cpio"
+	initrd=$dir/initrd.cpio
+fi
 
 mem=${THP_GUEST_MB:-4096}
 # Two sockets (sockets=2 or the kernel WARNs in topology_sane) and two

@@ -16,7 +16,7 @@ host=$dir/host.jsonl
 rm -f "$dir/summary.json"
 write_meta "$dir" test-host none
 suites=()
-for t in analysis:analysis/test_report.py tables:analysis/test_tables.py \
+for t in analysis:analysis/test_report.py untar:analysis/test_untar.py tables:analysis/test_tables.py \
 	verdict:scripts/test_verdict.py xarray:scripts/xarray-test.sh; do
 	suite=${t%%:*} t=${t#*:}
 	case "$t" in

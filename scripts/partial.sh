@@ -10,11 +10,11 @@
 
 mode=$1
 shift
-FULL="patched patched-debug"
+FULL="patched patched-debug"	# in any order
 why=()
 for a in "$@"; do
 	case "$a" in
-	kernels=*) [ "${a#kernels=}" = "$FULL" ] || why+=("KERNELS=\"${a#kernels=}\": not \"$FULL\"") ;;
+	kernels=*) [ "$(echo ${a#kernels=} | tr ' ' '\n' | sort | xargs)" = "$FULL" ] || why+=("KERNELS=\"${a#kernels=}\": not \"$FULL\"") ;;
 	*) why+=("$a") ;;
 	esac
 done

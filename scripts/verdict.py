@@ -63,7 +63,7 @@ NOT_RUN_OK = ("fewer than 2 CPUs", "allocator")
 # Checks of the harness itself rather than of the kernel: the host's unit
 # suites, and the self-tests that show a check can fail (--corrupt,
 # stress-ng's corrupter).  Counted on their own line.
-HARNESS_SUITES = ("analysis", "tables", "verdict", "fsx-corrupt")
+HARNESS_SUITES = ("analysis", "untar", "tables", "verdict", "fsx-corrupt")
 HARNESS_PREFIXES = ("workloads: --corrupt caught:", "stressng: self-test:",
                     "stressng-long: self-test:")
 
