@@ -51,6 +51,7 @@ endif
 ##   THP_CHECK_ARCHES    check-series: "x86_64 i386-highmem" (default), or fewer
 ##   THP_CHECK_ENDS      check-series: "x86_64-noshmem x86_64-nothp" (default), or fewer
 ##   KERNELS="patched-debug patched"  the kernels make test boots (fewer narrows)
+##   THP_GUEST_MB        guest memory in MiB (4096; make test's debug guest 3072)
 ##   CACHE=DIR OUT=DIR   kernel trees and builds; our outputs
 
 ## deps         install the Debian packages the project needs (apt-get)
@@ -89,8 +90,8 @@ initramfs: progs
 ## shell        boot KERNEL into an interactive shell (exit powers off), with python3,
 ##              numpy and the tree's tools/mm/thpmaps in an overlay
 shell: kernel initramfs
-	@THP_OVERLAY=$$($(S)/thpmaps.sh overlay) $(S)/guest.sh $$($(S)/kernel.sh $(VARIANT)) \
-		$(OUT)/shell shell
+	@ov=$$($(S)/thpmaps.sh overlay) && THP_OVERLAY=$$ov $(S)/guest.sh \
+		$$($(S)/kernel.sh $(VARIANT)) $(OUT)/shell shell
 
 ## thpmaps      the same overlay, scripted: a ramfs file's folios by size as thpmaps
 ##              shows them, beside smaps' FilePmdMapped (out/thpmaps/thpmaps.txt)
@@ -135,16 +136,17 @@ bench-table: kernel initramfs
 	run "icount" env THP_ICOUNT=1 $(S)/bench.sh counts $(OUT)/bench-counts $(VARIANT) thp.size_mb=64; \
 	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }
 
-# Stock has no policy: its ramfs (ramfs-4k) is the baseline of both
-# patched ramfs configurations (analysis/gate.py).
+# Both kernels run the same cases in the same order.  Stock has no
+# policy: both its ramfs runs are ramfs as it is (ramfs-4K), the baseline
+# of both patched ramfs configurations (analysis/gate.py).
 bench-icount: initramfs
 	@$(MAKE) -s kernel KERNEL=stock && $(MAKE) -s kernel KERNEL=patched
 	@$(BENCH_RUN); bad=""; export THP_ICOUNT=1 \
 		THP_BENCH_TIMEOUT_S=$${THP_BENCH_TIMEOUT_S:-1800} THP_GUEST_IDLE_S=$${THP_GUEST_IDLE_S:-300}; \
-	run "stock icount" $(S)/bench.sh icount $(OUT)/icount-stock stock thp.size_mb=16 \
-		thp.configs=ramfs-4k,tmpfs; \
-	run "patched icount" $(S)/bench.sh icount $(OUT)/icount-patched patched thp.size_mb=16 \
-		thp.configs=ramfs-never,ramfs-4k,tmpfs; \
+	for k in stock patched; do \
+		run "$$k icount" $(S)/bench.sh icount $(OUT)/icount-$$k $$k thp.size_mb=16 \
+			thp.configs=ramfs-never,ramfs-4k,tmpfs; \
+	done; \
 	$(PY) analysis/gate.py $(OUT)/icount-stock/results.jsonl \
 		$(OUT)/icount-patched/results.jsonl || bad="$$bad gate"; \
 	[ -z "$$bad" ] || { echo "$@: FAILED:$$bad" >&2; exit 1; }

@@ -22,6 +22,11 @@ LIMIT = 0.01        # what make bench-icount applies
 # The stock configuration a patched one is measured against, where not its
 # own: stock ramfs has no policy, and is ramfs-4K.
 BASELINE = {"ramfs-never": "ramfs-4K"}
+# What each side must have measured: a run without one of them gates
+# nothing there (make bench-icount runs all three on both kernels, in the
+# same order; on stock, ramfs-never is ramfs as it is, ramfs-4K).
+REQUIRED = {"stock": ("ramfs-4K", "tmpfs-4K"),
+            "patched": ("ramfs-never", "ramfs-4K", "tmpfs-4K")}
 PROGRESS = re.compile(r"^(\d+)/(\d+): ")
 
 
@@ -79,6 +84,9 @@ def gate(stock, patched, limit):
     # The same file twice, or two runs of one kernel, compare nothing.
     if skern & pkern:
         problems.append(f"both sides ran on {', '.join(sorted(map(str, skern & pkern)))}")
+    for name, keys in (("stock", set(st) | set(sbad)), ("patched", set(pt) | set(pbad))):
+        have = {cfg for _, cfg in keys}
+        problems += [f"{name}: no {cfg} runs" for cfg in REQUIRED[name] if cfg not in have]
     rows = []
     pkeys = set(pt) | set(pbad)
     base = {k: (k[0], BASELINE.get(k[1], k[1])) for k in pkeys}

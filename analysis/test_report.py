@@ -214,8 +214,14 @@ PATCHED = "6.1.192-patched"
 
 
 def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True,
-                kernel="6.1.192-stock", cfg="ramfs-4K"):
-    """Two repetitions of two cases on cfg, as a results.jsonl."""
+                kernel="6.1.192-stock", cfg=None):
+    """Two repetitions of two cases on cfg (default: each configuration the
+    gate requires of the kernel's side), as a results.jsonl."""
+    if cfg is None:
+        # Every configuration the gate requires of that side.
+        cfgs = gate.REQUIRED["stock" if "stock" in kernel else "patched"]
+        return [r for c in cfgs for r in icount_side(scale, drop, fail, progress, end, kernel, c)
+                if r["type"] == "workload" or c == cfgs[0]]
     out, runs = [], [("write", "write", 0.10), ("read", "read", 0.05)]
     total = 2 * len(runs)
     for seed in (1, 2):
@@ -233,7 +239,7 @@ def icount_side(scale=1.0, drop=None, fail=None, progress=True, end=True,
 
 with tempfile.TemporaryDirectory() as d:
     rc, out, _ = gate_run(d, icount_side(), icount_side(1.009, kernel=PATCHED))
-    check(rc == 0 and "PASS: 2 of 2" in out, "gate: 0.9% slower passes the default 1% limit")
+    check(rc == 0 and "PASS: 6 of 6" in out, "gate: 0.9% slower passes the default 1% limit")
     check("limit 1%" in out and "within 1% |" in out,
           "gate: the header prints the default limit")
     rc, out, _ = gate_run(d, icount_side(), icount_side(1.011, kernel=PATCHED))
@@ -241,11 +247,16 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, _ = gate_run(d, icount_side(), icount_side(1.02, kernel=PATCHED), "--limit", "0.03")
     check(rc == 0 and "limit 3%" in out and "within 3% |" in out,
           "gate: --limit 0.03 is the limit printed and applied")
-    never = icount_side(kernel=PATCHED) + icount_side(1.02, kernel=PATCHED, cfg="ramfs-never")
+    never = (icount_side(kernel=PATCHED, cfg="ramfs-4K") + icount_side(kernel=PATCHED, cfg="tmpfs-4K")
+             + icount_side(1.02, kernel=PATCHED, cfg="ramfs-never"))
     rc, out, _ = gate_run(d, icount_side(), never)
-    check(rc == 1 and "PASS" not in out and out.count("| yes |") == 2
+    check(rc == 1 and "PASS" not in out and out.count("| yes |") == 4
           and out.count("ramfs-never (stock ramfs-4K)") == 2 and out.count("| NO |") == 2,
           "gate: patched ramfs under never is held to stock ramfs (ramfs-4K)")
+    no_never = icount_side(kernel=PATCHED, cfg="ramfs-4K") + icount_side(kernel=PATCHED, cfg="tmpfs-4K")
+    rc, out, _ = gate_run(d, icount_side(), no_never)
+    check(rc == 1 and "patched: no ramfs-never runs" in out,
+          "gate: a patched run without ramfs under never fails, every case it has within")
     rc, out, _ = gate_run(d, icount_side(), icount_side(drop="read", progress=False, kernel=PATCHED))
     check(rc == 1 and "missing on patched" in out, "gate: a case missing on one side fails")
     rc, out, _ = gate_run(d, icount_side(fail="write"), icount_side(kernel=PATCHED))

@@ -188,7 +188,8 @@ try:
     check("| write write (1M) |" in t and "make bench of project commit abc123def456, thp-series "
           f"{stamp}, Linux 6.1.192-test, 2026-12-04 08:10 UTC" in " ".join(t.split()),
           "each table names the commit, series, kernel and date of its data")
-    check("| write write (1M), 64M | 1.000 | - | 1.000 |" in t, "the gate table: patched / stock per case")
+    check("| write write (1M), 64M | - | 1.000 | - | 1.000 |" in t,
+          "the gate table: patched / stock per case, ramfs never (none in the sample) and deny")
     # The sample has a case that failed on one side: the verdict says so.
     check("Gate (analysis/gate.py, limit 1%): FAIL, 4 of 5 case and configuration pairs "
           "within the limit" in " ".join(t.split()),

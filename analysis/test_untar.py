@@ -58,6 +58,11 @@ bad = runs()
 bad[0]["rc"] = 1
 rc, text = run(bad)
 check(rc == 1 and "ramfs rep 1: tar exited 1" in text, "an unpack that failed fails")
+short = runs()
+short[1]["files"] = 3944
+rc, text = run(short)
+check(rc == 1 and "different numbers of files: [3944, 3945]" in text,
+      "a run that unpacked fewer files fails")
 rc = untar.main(["/nonexistent.jsonl", "--out", os.devnull])
 check(rc == 2, "an unreadable file: exit 2")
 tap.finish(results)

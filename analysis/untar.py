@@ -38,6 +38,9 @@ def build(recs):
     problems = [f"{c}: no run" for c, _ in UNCAPPED + CAPPED if c not in by]
     problems += [f"{r['config']} rep {r['rep']}: tar exited {r['rc']} ({r.get('error', '')})"
                  for c, _ in UNCAPPED for r in by.get(c, []) if r["rc"] != 0]
+    counts = {r["files"] for c, _ in UNCAPPED for r in by.get(c, [])}
+    if len(counts) > 1:
+        problems.append(f"the runs unpacked different numbers of files: {sorted(counts)}")
     out = ["## Unpacking a kernel-source tar, then reading it back", "",
            "| configuration | files | page-cache pages | in PMD folios | unpack s | read s |",
            "|---|---|---|---|---|---|"]

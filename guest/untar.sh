@@ -45,6 +45,9 @@ one() {
 	in_cg find "$dir/src" -type f -exec cat {} + >/dev/null
 	t2=$(up)
 	files=$(find "$dir/src" -type f | wc -l)
+	# memory.stat folds in per-CPU counts only past a threshold (up to 64
+	# pages a CPU stay out), or every 2 s: read it after that.
+	sleep 3
 	file=$(stat_of file) thp=$(($(stat_of file_thp) + $(stat_of shmem_thp)))
 	printf '{"type":"untar","config":"%s","rep":%s,"cap":"%s","rc":%s,"files":%s,' \
 		"$name" "$rep" "$cap" "$rc" "$files"

@@ -33,7 +33,8 @@ overlay() {
 			mkdir -p "$root$(dirname "$lib")"
 			cp -L "$lib" "$root$lib"
 		done
-	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) >"$ov.tmp"
+	# Not ".": its owner and mode would become those of the guest's /.
+	(cd "$root" && find . -mindepth 1 -print0 | cpio --null -o -H newc --quiet) >"$ov.tmp"
 	mv "$ov.tmp" "$ov"
 	echo "$key" >"$dir/overlay.key"
 	note "thpmaps overlay: $(du -h "$ov" | cut -f1)"

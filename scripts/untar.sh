@@ -14,16 +14,19 @@ mkdir -p "$dir"
 paths=(mm fs kernel lib block drivers/gpu/drm/amd/include/asic_reg/dcn/dcn_3_2_0_sh_mask.h)
 tarball=$dir/overlay/data/src.tar
 overlay=$dir/overlay.cpio
-if [ ! -f "$overlay" ] || [ "$(cat "$dir/overlay.key" 2>/dev/null)" != "$(git -C "$SRC" rev-parse HEAD) ${paths[*]}" ]; then
+# The tar is of the working tree: edits count.
+key="$(git -C "$SRC" rev-parse HEAD) $(git -C "$SRC" diff HEAD -- "${paths[@]}" | sha256sum | cut -c1-16) ${paths[*]}"
+if [ ! -f "$overlay" ] || [ "$(cat "$dir/overlay.key" 2>/dev/null)" != "$key" ]; then
 	rm -rf "$dir/overlay" "$overlay"
 	mkdir -p "$(dirname "$tarball")"
 	# Tracked files only, in a fixed order, with fixed owners and times.
 	git -C "$SRC" ls-files -z -- "${paths[@]}" |
 		tar -C "$SRC" --null -T - --sort=name --owner=0 --group=0 --numeric-owner \
 			--mtime=@0 -cf "$tarball"
-	(cd "$dir/overlay" && find . -print0 | cpio --null -o -H newc --quiet) >"$overlay.tmp"
+	# Not ".": its owner and mode would become those of the guest's /.
+	(cd "$dir/overlay" && find . -mindepth 1 -print0 | cpio --null -o -H newc --quiet) >"$overlay.tmp"
 	mv "$overlay.tmp" "$overlay"
-	echo "$(git -C "$SRC" rev-parse HEAD) ${paths[*]}" >"$dir/overlay.key"
+	echo "$key" >"$dir/overlay.key"
 fi
 note "untar: $(stat -c %s "$tarball") bytes, $(tar -tf "$tarball" | wc -l) files"
 
@@ -35,5 +38,7 @@ THP_OVERLAY=$overlay "$TOP/scripts/guest.sh" "$image" "$dir" bench "${THP_BENCH_
 splats=$(splat_lines "$dir/console.log")
 [ -z "$splats" ] || { echo "$splats" | head -n 5 | sed 's/^/splat: /' >&2; die "untar: the kernel log has a splat"; }
 [ "$rc" = 0 ] || die "untar: the guest failed (exit $rc, $dir/console.log)"
-"$PY" "$TOP/analysis/untar.py" "$dir/results.jsonl" --out "$dir/report.md"
+rc=0
+"$PY" "$TOP/analysis/untar.py" "$dir/results.jsonl" --out "$dir/report.md" || rc=$?
 cat "$dir/report.md"
+exit "$rc"
