@@ -149,7 +149,7 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 
 # load N: N operations (or seconds, or MiB) scaled by the boot's load,
 # thp.load= in percent, 100 when unset, never below 1.  make test boots the
-# debug kernel at a quarter: the same checks with fewer operations, since
+# debug kernel at 15%: the same checks with fewer operations, since
 # each costs it several times what it costs the patched kernel.
 load() {
 	case "${THP_LOAD:=$(arg thp.load)}" in

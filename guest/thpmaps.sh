@@ -26,9 +26,7 @@ size = os.path.getsize(path)
 with open(path, "rb") as f:
     m = mmap.mmap(f.fileno(), size, mmap.MAP_SHARED, mmap.PROT_READ)
 sum(m[i] for i in range(0, size, 4096))
-rc = subprocess.run(["python3", "/usr/bin/thpmaps", "--pid", str(os.getpid()),
-                     "--inc-smaps"]).returncode
-# smaps' own view of the same mapping, for comparison.
+# smaps' own view of the mapping first, then thpmaps': one writer at a time.
 with open("/proc/self/smaps") as f:
     keep = False
     for line in f:
@@ -39,6 +37,15 @@ with open("/proc/self/smaps") as f:
             continue
         if keep:
             print("smaps:", line.rstrip())
-print("thpmaps: ok" if rc == 0 else f"thpmaps: exit {rc}")
+# thpmaps on this process: its header and the file's mapping.
+r = subprocess.run(["python3", "/usr/bin/thpmaps", "--pid", str(os.getpid()), "--inc-smaps"],
+                   stdout=subprocess.PIPE, text=True)
+keep = True
+for line in r.stdout.splitlines():
+    if ": " in line and "-" in line.split()[1]:
+        keep = line.rstrip().endswith(path)
+    if keep:
+        print("thpmaps:", line)
+print("thpmaps: ok" if r.returncode == 0 else f"thpmaps: exit {r.returncode}")
 EOF
 umount $D

@@ -30,13 +30,13 @@ write_meta "$dir" "$name-$variant" "$image"
 per=${THP_TEST_TIMEOUT_S:-300}
 [[ "$per" =~ ^[1-9][0-9]*$ ]] || die "THP_TEST_TIMEOUT_S=$per: not a number of seconds"
 # Debug kernels also poison freed pages (debug.config, PAGE_POISONING),
-# and run the stress and race suites at a quarter of their operations
+# and run the stress and race suites at 15% of their operations
 # ($(load N) in guest/tests.list): the same checks, each operation under
 # KASAN and lockdep at several times the cost.  They get 3 GiB, not 4: what
 # fragments or compacts all free memory (defrag, settle) costs by the GiB.
 debug=""
 if [[ "$variant" == *-debug ]]; then
-	per=$((per * 2)) debug="page_poison=1 thp.load=25"
+	per=$((per * 2)) debug="page_poison=1 thp.load=15"
 	export THP_GUEST_MB=${THP_GUEST_MB:-3072}
 fi
 n=$("$PY" "$TOP/scripts/verdict.py" count --tests "${THP_TESTS:-}")

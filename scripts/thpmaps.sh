@@ -52,8 +52,8 @@ run)
 	write_meta "$dir" thpmaps "$image"
 	rc=0
 	THP_OVERLAY=$ov "$TOP/scripts/guest.sh" "$image" "$dir" bench 1800 -- thp.suite=thpmaps || rc=$?
-	# The script's own lines, without the kernel's.
-	grep -v '^\[ *[0-9.]*\]' "$dir/console.log" | tr -d '\r' >"$dir/thpmaps.txt"
+	# The script's output: what the results port carried, but its end marker.
+	tr -d '\r' <"$dir/results.raw" | grep -v '^{"type":' >"$dir/thpmaps.txt"
 	cat "$dir/thpmaps.txt"
 	[ "$rc" = 0 ] || die "thpmaps: the guest failed (exit $rc, $dir/console.log)"
 	grep -q '^thpmaps: ok' "$dir/thpmaps.txt" || die "thpmaps: no result ($dir/thpmaps.txt)"
