@@ -334,9 +334,16 @@ judge_group() {
 # stressor that still does nothing fails.
 run_group() {
 	judge_group "$@"
+	# The evidence of a failure, before a second run overwrites it.
+	: >$T/diag
+	grep -v ' # no work done' $T/verdicts | grep -q '^FAIL' && diag >$T/diag
 	cp $T/group $T/group.all
 	cp $T/verdicts $T/verdicts.all
-	for s in $(awk '/ # no work done/ { print $2 }' $T/verdicts.all); do
+	# Only a stressor that ran, said so, and counted 0 (its run exited 0):
+	# not one that left no metrics line or ended with the run.
+	again=""
+	[ "$rc" = 0 ] && again=$(awk '/ # no work done \(0 bogo ops\)$/ { print $2 }' $T/verdicts.all)
+	for s in $again; do
 		awk -v s="$s" -v secs="$secs" -v cpus="$(nproc)" '
 			{ o = $3; sub(/^--/, "", o) }
 			o == s {
@@ -345,9 +352,12 @@ run_group() {
 				$1 = (t < 4 * secs) ? 4 * secs : t
 				print
 			}' $T/group.all >$T/group
+		retry=$s
 		judge_group "$@"
-		awk -v s="$s" 'NR == FNR { if ($2 == s) again = $0; next }
-			$2 == s { $0 = again " (run again alone)" } { print }' \
+		[ -s $T/verdicts ] || echo "FAIL $retry $retry # its run alone gave no verdict" >$T/verdicts
+		grep -q '^FAIL' $T/verdicts && diag >>$T/diag
+		awk -v s="$retry" 'FILENAME == ARGV[1] { if ($2 == s) line = $0; next }
+			$2 == s { $0 = line " (run again alone)" } { print }' \
 			$T/verdicts $T/verdicts.all >$T/verdicts.new
 		mv $T/verdicts.new $T/verdicts.all
 	done
@@ -360,8 +370,8 @@ run_group() {
 		*) point FAIL "${text%% # *}" "${text#* # }"; failed=1 ;;
 		esac
 	done <$T/verdicts
-	[ -n "$failed" ] && diag
-	rm -f $T/log
+	[ -n "$failed" ] && cat $T/diag
+	rm -f $T/log $T/diag
 }
 
 # selftest DIR MOUNT: the check can fail, and blames the right stressor.

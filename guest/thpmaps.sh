@@ -39,7 +39,7 @@ with open("/proc/self/smaps") as f:
             print("smaps:", line.rstrip())
 # thpmaps on this process: its header and the file's mapping.
 r = subprocess.run(["python3", "/usr/bin/thpmaps", "--pid", str(os.getpid()), "--inc-smaps"],
-                   stdout=subprocess.PIPE, text=True)
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 keep = True
 for line in r.stdout.splitlines():
     if ": " in line and "-" in line.split()[1]:
