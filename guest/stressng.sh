@@ -241,12 +241,12 @@ sng() {
 	rm -rf "$dir/stress-ng" $T/dmesg $T/since
 }
 
-# mine STRESSOR: the lines of $T/log that name STRESSOR: after the pid
-# ("[123] hdd: ..."), as the parent names a child ("(stress-ng-hdd)"), or
-# in "hdd stressor will be skipped".
-mine() {
-	grep -E -e "\] $1: " -e "\((stress-ng-)?$1\)" -e "(^|[[:space:]])$1 stressor" $T/log
-}
+# named RE: the pattern of the lines that name a stressor of RE (a name,
+# or names joined by |): after the pid ("[123] hdd: ..."), as the parent
+# names a child ("(stress-ng-hdd)"), or in "hdd stressor will be skipped".
+# mine RE: those lines of $T/log.
+named() { echo "\] ($1): |\((stress-ng-)?($1)\)|(^|[[:space:]])($1) stressor"; }
+mine() { grep -E "$(named "$1")" $T/log; }
 
 # about STRESSOR: sets fails (its fail: and error: lines, its data
 # mismatches: aiol reports a bad read back as info, and its child's
@@ -282,25 +282,14 @@ judge_group() {
 	# shellcheck disable=SC2046
 	sng "$1" "$2" "$tsecs" $(cut -d' ' -f3- $T/group)
 	: >$T/verdicts
-	orphans=$(grep -E "$FAILS" $T/log | while read -r line; do
-		named=""
-		while read -r _ _ o; do
-			s=${o%% *}
-			echo "$line" | grep -qE -e "\] ${s#--}: " -e "\((stress-ng-)?${s#--}\)" && named=1
-		done <$T/group
-		[ -n "$named" ] || echo "$line"
-	done | head -n 5)
+	names=$(awk '{ s = $3; sub(/^--/, "", s); printf "%s%s", sep, s; sep = "|" }' $T/group)
+	orphans=$(grep -E "$FAILS" $T/log | grep -vE "$(named "$names")" | head -n 5)
 	# A non-zero exit is the group's: when a line names the stressor it
 	# came from (a failure or a skip: 4 is "not implemented", 3 "out of
 	# system resources", how xattr ends after "will be skipped"), the
 	# others are judged by their own lines.  Without one they all fail.
 	grc=$rc
-	named_any=""
-	while read -r _ _ o; do
-		s=${o%% *}
-		mine "${s#--}" | grep -qiE "$FAILS|$SKIPS" && named_any=1
-	done <$T/group
-	[ "$rc" != 0 ] && [ -n "$named_any" ] && [ -z "$orphans" ] && grc=0
+	[ "$rc" != 0 ] && [ -z "$orphans" ] && mine "$names" | grep -qiE "$FAILS|$SKIPS" && grc=0
 	bad_all=""
 	[ "$hung" = 1 ] && bad_all="hung: killed after $took s (stress-ng --timeout $tsecs)"
 	[ -z "$bad_all" ] && [ -n "$splat" ] && bad_all="kernel splat while its group ran: $(echo "$splat" | head -n 1)"
