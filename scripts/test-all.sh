@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test: the host-side suites once, then test.sh on each kernel (make
+# make test: the host-side suites once, and test.sh on each kernel (make
 # test: the debug kernel, then the patched one), each with its own TAP and
 # count lines; last the kernel and harness checks and the total over them
 # all (verdict.py total).  Non-zero if anything failed.
@@ -8,17 +8,15 @@
 # A guest under TCG leaves much of the host idle, so the kernels are built
 # one after the other in the order given, the rest beside the guests, and
 # each kernel's guest starts as soon as its image is there, beside the
-# guests still running.  The first kernel named should be the one whose
-# guest runs longest.  Each guest's output goes to $OUT/test-all-VARIANT.log
+# guests still running; the host-side suites run beside the first build.
+# The first kernel named should be the one whose guest runs longest.  The
+# output of those suites and of each guest goes to $OUT/test-all-NAME.log
 # and is printed whole, in the order given, as soon as it and those before
 # it are done; a build's to $OUT/kernel-VARIANT.log.
 . "$(dirname "$0")/common.sh"
 
 rc=0
 sums=()
-echo "# == host-side suites"
-"$TOP/scripts/host-suites.sh" "$1" || rc=1
-sums+=("host=$OUT/test-host/summary.json")
 
 # Each build and guest runs in a session of its own (setsid does not
 # fork here: a background job is no group leader), so that the EXIT trap
@@ -39,11 +37,33 @@ reap() {
 	return "$r"
 }
 
+# bg NAME CMD...: CMD in a session of its own, its output into
+# $OUT/test-all-NAME.log and its status into that .rc; sets job.
+bg() {
+	local log=$OUT/test-all-$1.log
+	shift
+	rm -f "$log.rc"
+	setsid bash -c '"$@" >"$0" 2>&1 </dev/null; echo $? >"$0.rc"' "$log" "$@" &
+	job=$!
+	live+=("$job")
+}
+# show NAME PID HEADER: wait for the job, print its log; rc=1 unless it
+# exited 0.
+show() {
+	local log=$OUT/test-all-$1.log
+	reap "$2" || true
+	echo "# == $3"
+	cat "$log"
+	[ "$(cat "$log.rc" 2>/dev/null)" = 0 ] || rc=1
+}
+
+# The host-side suites run beside the first build.
+bg host "$TOP/scripts/host-suites.sh" "$1"
+host=$job
 guests=()
 first=1
 for v in "$@"; do
-	log=$OUT/test-all-$v.log
-	rm -f "$OUT/test-$v/summary.json" "$log.rc"
+	rm -f "$OUT/test-$v/summary.json"
 	if [ -n "$first" ]; then
 		"$TOP/scripts/kernel.sh" "$v" >/dev/null || rc=1
 	else
@@ -54,18 +74,15 @@ for v in "$@"; do
 		reap $! || note "building $v beside the guests failed: $OUT/kernel-$v.log"
 	fi
 	first=""
-	setsid bash -c '"$1" "$2"; echo $? >"$3.rc"' _ "$TOP/scripts/test.sh" "$v" "$log" \
-		>"$log" 2>&1 </dev/null &
-	live+=($!)
-	guests+=($!)
+	bg "$v" "$TOP/scripts/test.sh" "$v"
+	guests+=("$job")
 done
 
+show host "$host" "host-side suites"
+sums+=("host=$OUT/test-host/summary.json")
 for i in "${!guests[@]}"; do
 	v=${*:$((i + 1)):1}
-	reap "${guests[$i]}" || true
-	echo "# == $v kernel"
-	cat "$OUT/test-all-$v.log"
-	[ "$(cat "$OUT/test-all-$v.log.rc" 2>/dev/null)" = 0 ] || rc=1
+	show "$v" "${guests[$i]}" "$v kernel"
 	sums+=("$v=$OUT/test-$v/summary.json")
 done
 trap - EXIT INT TERM HUP

@@ -656,8 +656,8 @@ static void result_huge(const char *mopts, uint64_t seed)
 /* First result of a seed: the data. */
 static void result_data(uint64_t seed, long ops, long long bad, double t0, const char *mopts)
 {
-	/* One op in ten is a copy: 400 without one (0.9^400) are not fsx's. */
-	ksft_test_result(bad < 0 && (ops < 400 || f.copies),
+	/* One op in ten is a copy: 250 without one (0.9^250) are not fsx's. */
+	ksft_test_result(bad < 0 && (ops < 250 || f.copies),
 			 "fsx: seed %llu, %ld ops (%ld copy_file_range) on a %llu-byte file, ramfs -o '%s'%s%s (%.1fs, FileHugePages %ld kB at end)\n",
 			 (unsigned long long)seed, ops, f.copies, (unsigned long long)f.max,
 			 mopts, f.policy == P_DENY ? " under the global deny" : "",
