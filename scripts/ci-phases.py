@@ -41,7 +41,6 @@ def main(argv):
 
     row("tree", start, first("applied"))
     row("initramfs", first("applied"), first("initramfs:"))
-    row("host-side suites", first("initramfs:"), first("configuring"))
     builds = sorted((datetime.datetime.fromtimestamp(os.path.getmtime(p)), os.path.basename(p))
                     for p in glob.glob(os.path.join(cache, "images", "*.bzImage")))
     day = start.date()
@@ -51,16 +50,17 @@ def main(argv):
         row(f"build {v}", first(f"configuring {v} "), t)
     for meta in sorted(glob.glob(os.path.join(out, "test-*", "meta.json"))):
         m = json.load(open(meta))
-        if "date" not in m or m.get("suite") == "test-host":
+        if "date" not in m:
             continue
         boot = datetime.datetime.strptime(m["date"], "%Y-%m-%dT%H:%M:%SZ")
         boot = datetime.datetime.combine(day, boot.time())
         v = m["suite"][len("test-"):]
-        # The guest's end: its summary.json.
+        name = "host-side suites" if v == "host" else f"guest {v}"
+        # Its end: its summary.json.
         summ = os.path.join(os.path.dirname(meta), "summary.json")
         if os.path.exists(summ):
             t = datetime.datetime.fromtimestamp(os.path.getmtime(summ))
-            row(f"guest {v}", boot, datetime.datetime.combine(day, t.time()))
+            row(name, boot, datetime.datetime.combine(day, t.time()))
     rows.sort()
     print(f"{'total':<28} {start:%H:%M:%S} - {end:%H:%M:%S} {int((end - start).total_seconds()):>5} s")
     for _, text in rows:
