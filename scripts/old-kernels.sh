@@ -11,10 +11,11 @@
 
 tests="ramfs_thp_faults ramfs_thp_holes ramfs_thp_policy ramfs_thp_stress"
 v3cache=${V3_CACHE:-$HOME/.cache/thp-pagecache-6.1}
-[ -d "$v3cache/linux/.git" ] || die "no v3 tree in $v3cache"
+[ -d "$v3cache/linux/.git" ] || die "no v3 tree in $v3cache: make tree CACHE=$v3cache in a worktree of v3-6.1"
 wt=$(mktemp -d)
 trap 'git -C "$TOP" worktree remove --force "$wt" 2>/dev/null; rm -rf "$wt"' EXIT
-git -C "$TOP" worktree add -q --detach "$wt" v3-6.1
+# A clone may lack the tag: the commit it names (README.md).
+git -C "$TOP" worktree add -q --detach "$wt" "$(git -C "$TOP" rev-parse -q --verify v3-6.1 || echo 077d8fd)"
 v3=$(THP_CACHE=$v3cache "$wt/scripts/kernel.sh" patched)
 
 sum=$OUT/old-kernels.txt
