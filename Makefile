@@ -98,8 +98,9 @@ shell: kernel initramfs
 thpmaps: kernel initramfs
 	@$(S)/thpmaps.sh run $(VARIANT)
 
-## test         the host-side suites, then every test on the patched kernel and on the
-##              debug kernel; count lines for kernel and harness checks, the total last
+## test         the host-side suites (beside the first build) and every test on the
+##              debug kernel and on the patched kernel; count lines for kernel and
+##              harness checks, the total last
 test:
 	@$(S)/partial.sh test kernels="$(KERNELS)"
 	@$(MAKE) -s tree initramfs

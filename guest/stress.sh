@@ -4,7 +4,7 @@
 # policies (always, never, within_size, advise, deny, force): every process
 # must pass, and the policy must have changed while it ran.
 # usage: stress.sh [PROCESSES] [OPS]
-# make stress: 4 x 250k ops; make test: a bounded 2 x 5k.  run_one (lib.sh)
+# make stress: 4 x 250k ops; make test: a bounded 2 x 3k.  run_one (lib.sh)
 # runs this in its own process group: at its time limit the fsx processes
 # and the flipper are killed with it.
 procs=${1:-4}

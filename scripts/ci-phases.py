@@ -52,7 +52,9 @@ def main(argv):
         m = json.load(open(meta))
         if "date" not in m:
             continue
+        # meta.json's date is UTC; the log's and the files' times are local.
         boot = datetime.datetime.strptime(m["date"], "%Y-%m-%dT%H:%M:%SZ")
+        boot = boot.replace(tzinfo=datetime.timezone.utc).astimezone().replace(tzinfo=None)
         boot = datetime.datetime.combine(day, boot.time())
         v = m["suite"][len("test-"):]
         name = "host-side suites" if v == "host" else f"guest {v}"

@@ -11,8 +11,9 @@
 # guests still running; the host-side suites run beside the first build.
 # The first kernel named should be the one whose guest runs longest.  The
 # output of those suites and of each guest goes to $OUT/test-all-NAME.log
-# and is printed whole, in the order given, as soon as it and those before
-# it are done; a build's to $OUT/kernel-VARIANT.log.
+# and is printed whole, the host-side suites' first and then the guests' in
+# the order given, once the last build is done and it and those before it
+# have ended; a build's to $OUT/kernel-VARIANT.log.
 . "$(dirname "$0")/common.sh"
 
 rc=0
@@ -37,9 +38,9 @@ reap() {
 	return "$r"
 }
 
-# bg NAME CMD...: CMD in a session of its own, its output into
+# spawn NAME CMD...: CMD in a session of its own, its output into
 # $OUT/test-all-NAME.log and its status into that .rc; sets job.
-bg() {
+spawn() {
 	local log=$OUT/test-all-$1.log
 	shift
 	rm -f "$log.rc"
@@ -53,12 +54,13 @@ show() {
 	local log=$OUT/test-all-$1.log
 	reap "$2" || true
 	echo "# == $3"
-	cat "$log"
+	cat "$log" 2>/dev/null || echo "# no output: $log"
 	[ "$(cat "$log.rc" 2>/dev/null)" = 0 ] || rc=1
 }
 
 # The host-side suites run beside the first build.
-bg host "$TOP/scripts/host-suites.sh" "$1"
+rm -f "$OUT/test-host/summary.json"
+spawn host "$TOP/scripts/host-suites.sh" "$1"
 host=$job
 guests=()
 first=1
@@ -74,7 +76,7 @@ for v in "$@"; do
 		reap $! || note "building $v beside the guests failed: $OUT/kernel-$v.log"
 	fi
 	first=""
-	bg "$v" "$TOP/scripts/test.sh" "$v"
+	spawn "$v" "$TOP/scripts/test.sh" "$v"
 	guests+=("$job")
 done
 

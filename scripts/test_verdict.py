@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -348,6 +349,17 @@ r = verdict.host_run("h", ["sh", "-c", "echo 1..1; echo ok 1 fine; sleep 30"], 1
 res, _ = verdict.judge_suite("h", [x["line"] for x in r if x["type"] == "out"], r[-1])
 check(r[-1]["timeout"] == 1 and any("time limit" in n for s, n, _ in res if s == "fail"),
       "host-run: a host test that hangs is killed and fails")
+with tempfile.TemporaryDirectory() as d:
+    t0 = time.monotonic()
+    r = verdict.host_run("h", ["sh", "-c", f"sleep 30 & echo $! >{d}/pid; wait"], 1)
+    pid = int(open(f"{d}/pid").read())
+    try:
+        os.kill(pid, 0)
+        alive = not open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+    except ProcessLookupError:
+        alive = False
+    check(r[-1]["timeout"] == 1 and not alive and time.monotonic() - t0 < 10,
+          "host-run: at the time limit what the host test started is killed too")
 
 buf = io.StringIO()
 with redirect_stdout(buf):

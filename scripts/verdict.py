@@ -665,18 +665,40 @@ def render(out, info, hits, write=print):
 
 def host_run(suite, cmd, limit):
     """Run a host-side test program as a suite: the same out/exit lines the
-    guest prints.  Never raises: a crash or a hang is the suite's result."""
+    guest prints.  Never raises: a crash or a hang is the suite's result.
+    The program runs in a session of its own, and at its time limit, or
+    when this process is told to stop, the whole session is killed: what
+    it started (a build, the test binaries) goes with it."""
     rows = []
+
+    def kill(p):
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=limit, start_new_session=True)
-        text, rc, to = p.stdout, p.returncode, 0
-        if rc < 0:
-            rc = 128 - rc
-    except subprocess.TimeoutExpired as e:
-        text, rc, to = e.stdout or b"", 128 + signal.SIGKILL, 1
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True)
     except OSError as e:
-        text, rc, to = str(e).encode(), 127, 0
+        p, text, rc, to = None, str(e).encode(), 127, 0
+    if p:
+        def stop(sig, _frame):
+            kill(p)
+            sys.exit(128 + sig)
+        old = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+        try:
+            text, _ = p.communicate(timeout=limit)
+            rc, to = p.returncode, 0
+            if rc < 0:
+                rc = 128 - rc
+        except subprocess.TimeoutExpired:
+            kill(p)
+            text, _ = p.communicate()
+            rc, to = 128 + signal.SIGKILL, 1
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
     for line in text.decode("utf-8", "replace").splitlines():
         rows.append({"type": "out", "suite": suite, "line": line})
     rows.append({"type": "exit", "suite": suite, "rc": rc, "timeout": to, "limit": limit,
