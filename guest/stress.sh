@@ -62,9 +62,10 @@ while [ $i -lt "$procs" ]; do
 		echo "not ok $i stress: fsx process $i (exit $rc)"
 		bad=1
 		sed 's/^/# /' /tmp/stress.$i
-	elif [ -n "$old" ] && [ "${flips:-0}" = 0 ]; then
-		# The run would not have tested what it says it tested.
-		echo "not ok $i stress: fsx process $i passed, but the policy never flipped while it ran"
+	elif [ -n "$old" ] && [ "${flips:-0}" -lt 2 ]; then
+		# The run would not have tested what it says it tested: the
+		# first flip may come before fsx's first operation.
+		echo "not ok $i stress: fsx process $i passed, but the policy flipped ${flips:-0} times, not twice or more, while it ran"
 		bad=1
 	else
 		echo "ok $i stress: fsx process $i, $ops ops, policy flipped ${flips:-0} times while it ran"
